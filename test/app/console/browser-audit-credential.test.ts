@@ -1,6 +1,7 @@
 // An auditor follows one API key through the audit log in a real browser, at phone width: an
 // entry's credential (key:N) is a link to the log filtered by it, on the account's page and the
-// operator's; the Credential filter takes it typed too, and the export links carry it.
+// operator's; the Credential filter takes it typed too, and the export links carry it; the Keys page
+// names each key as the log does (key:N), linked to what it did.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -52,6 +53,20 @@ describeInBrowser("console in the browser: the audit log by credential", () => {
     );
     await expectNoHorizontalScroll(page, "the audit log by credential");
     await expectAccessible(page, "the audit log by credential");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("names each key on the Keys page as the log does, linked to what it did", async () => {
+    const { page, context, problems } = await phonePage(shop, "/settings/keys");
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await noneLoading(page);
+    await page.getByRole("link", { name: `key:${second} in the audit log` }).click();
+    await page.getByRole("heading", { name: "Audit log" }).waitFor();
+    const entries = page.getByRole("list", { name: "Audit entries" }).getByRole("listitem");
+    await expect.poll(async () => (await entries.allTextContents()).join(" | ")).toContain("webhooks.set");
+    expect(await entries.count()).toBe(1);
+    await expectNoHorizontalScroll(page, "the audit log from the Keys page");
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

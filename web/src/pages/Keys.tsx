@@ -1,11 +1,13 @@
 // The account's API keys: create one (shown once, here) with its scopes and the addresses it may
 // be used from, list them with theirs and who made each (a key acts as its maker, decision 0140),
-// change one's name and limits (key-edit.tsx), revoke one.
+// change one's name and limits (key-edit.tsx), revoke one; each key named as the audit log names it
+// (key:12), linked to everything it did there.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { data } from "../api.js";
+import { data, withQuery } from "../api.js";
 import { formatTime } from "../format.js";
-import { useSignedIn } from "../session.js";
+import { Link } from "../router.js";
+import { canDo, useSignedIn } from "../session.js";
 import { type ApiKey, type CreatedKey, scopesOfUserRole } from "../types.js";
 import { Busy, ErrorNotice, Field, NewKeyNotice, PageTitle, StatusBadge, Success } from "../ui.js";
 import { addressList, KeyEdit, SCOPES, ScopeChecks } from "./key-edit.js";
@@ -114,6 +116,14 @@ export default function Keys() {
                 <tr key={key.id} data-testid={`key-${key.prefix}`}>
                   <td>
                     <code>{key.prefix}…</code>
+                    {canDo(session, "read") ? (
+                      <>
+                        {" "}
+                        <Link to={withQuery("/audit", { credential: `key:${key.id}` })} className="hint">
+                          key:{key.id} in the audit log
+                        </Link>
+                      </>
+                    ) : null}
                   </td>
                   <td>{key.name ?? ""}</td>
                   <td>{key.rate_limit === 0 ? "unlimited" : key.rate_limit}</td>
