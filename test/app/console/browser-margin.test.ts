@@ -3,7 +3,8 @@
 // account and, once picked, by connector, with its totals; the adaptive route's connectors show as
 // GET /admin/api/routes/scores scores them; axe; usable at 390 px (no sideways scroll), where the
 // totals row is a card with each figure named (audit F5). The Carriers page's routes say their
-// strategy, and an adaptive route's connectors their shares, not weights (audit F6).
+// strategy, and an adaptive route's connectors their shares, not weights (audit F6); a connector
+// disabled takes no traffic, and says so, the others' shares being of the traffic they carry.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -168,5 +169,45 @@ describeInBrowser("console in the browser: margin and routes", () => {
       expect(problems).toEqual([]);
       await context.close();
     }
+  });
+
+  it("marks a route's disabled connector as taking no traffic, and gives the others its share", async () => {
+    const t = gateway();
+    const spare = await admin("POST", "/carriers", {
+      name: "spare",
+      type: "http-sms",
+      method: "GET",
+      url: "http://127.0.0.1:9/send?to={to}",
+      auth: { type: "none" },
+      response: { type: "json", id_path: "id" },
+      timeout_ms: 1000,
+      max_connections: 1,
+      rate_per_second: 1,
+    });
+    expect(spare.status, spare.text).toBe(201);
+    const route = await admin("PUT", "/routes", {
+      route: "T",
+      prefix: "91",
+      strategy: "adaptive",
+      connectors: [{ name: "simulator" }, { name: "spare" }],
+    });
+    expect(route.status, route.text).toBe(200);
+    expect((await admin("PATCH", "/carriers/spare", { enabled: false })).status).toBe(200);
+    // Both on trial: scored half each; the router leaves the disabled one out.
+    const shares = (await admin("GET", "/routes/scores")).body.data as Array<{ connector: string; share: number }>;
+    expect(shares.map((s) => [s.connector, s.share])).toEqual([
+      ["simulator", 0.5],
+      ["spare", 0.5],
+    ]);
+    const { page, context, problems } = await newPage(browser(), t.url, { width: 390, height: 844 });
+    await signInAs(page, operator.username, operator.password, "/operator/carriers");
+    await page.getByTestId("routes").getByText("(share ").waitFor();
+    await noneLoading(page);
+    expect((await cells(page, '[data-testid="routes"] tbody tr')).find((row) => row[0] === "T")?.[3]).toBe(
+      "simulator (share 100.0 %), spare (disabled: no traffic)",
+    );
+    await expectNoHorizontalScroll(page, "carriers with a disabled connector at 390 px");
+    expect(problems).toEqual([]);
+    await context.close();
   });
 });

@@ -17,21 +17,45 @@ const STRATEGIES: Record<CarrierRoute["strategy"], string> = {
   adaptive: "adaptive (by measured delivery)",
 };
 
-/** What a route's connectors get: its weights, its standbys, or for an adaptive route the shares scored now. */
-function connectorsOf(route: CarrierRoute, scores: readonly RouteScore[] | undefined): string {
+/** Why a connector takes no traffic now (disabled here, or down as its workers report), if so. */
+function idleWhy(carrier: Carrier | undefined): string | undefined {
+  if (carrier === undefined) return undefined;
+  if (!carrier.enabled) return "disabled";
+  return carrier.health.state === "down" ? "down" : undefined;
+}
+
+/**
+ * What a route's connectors get: its weights, its standbys, or for an adaptive route the shares
+ * scored now. A connector disabled or down takes nothing (the router leaves it out), so it says
+ * so, and an adaptive route's shares are those of the connectors that carry its traffic now.
+ */
+function connectorsOf(
+  route: CarrierRoute,
+  scores: readonly RouteScore[] | undefined,
+  carriers: readonly Carrier[] | undefined,
+): string {
   const key = `${route.route}/${route.prefix || "*"}`;
+  const why = (name: string) => idleWhy(carriers?.find((carrier) => carrier.name === name));
+  const scoreOf = (name: string) => scores?.find((s) => s.route === key && s.connector === name);
+  const carrying = route.connectors
+    .filter((c) => c.weight !== 0 && why(c.name) === undefined)
+    .reduce((sum, c) => sum + (scoreOf(c.name)?.share ?? 0), 0);
   return route.connectors
     .map((c) => {
       if (c.weight === 0) return `${c.name} (standby)`;
+      const idle = why(c.name);
+      if (idle) return `${c.name} (${idle}: no traffic)`;
       if (route.strategy === "weighted") return `${c.name} (weight ${c.weight})`;
       if (route.strategy === "least_cost") return c.name;
-      const score = scores?.find((s) => s.route === key && s.connector === c.name);
-      return score ? `${c.name} (share ${(score.share * 100).toFixed(1)} %)` : `${c.name} (not scored yet)`;
+      const score = scoreOf(c.name);
+      return score && carrying > 0
+        ? `${c.name} (share ${((score.share / carrying) * 100).toFixed(1)} %)`
+        : `${c.name} (not scored yet)`;
     })
     .join(", ");
 }
 
-function Routes() {
+function Routes({ carriers }: { carriers: readonly Carrier[] | undefined }) {
   const routes = useQuery({
     queryKey: ["operator", "routes"],
     queryFn: () => data<CarrierRoute[]>("/admin/api/routes"),
@@ -68,7 +92,7 @@ function Routes() {
                   <td>{route.route}</td>
                   <td>{route.prefix || "every number"}</td>
                   <td>{STRATEGIES[route.strategy]}</td>
-                  <td>{connectorsOf(route, scores.data)}</td>
+                  <td>{connectorsOf(route, scores.data, carriers)}</td>
                 </tr>
               ))}
             </tbody>
@@ -160,7 +184,7 @@ export default function Carriers() {
         </div>
       ) : null}
       <Pager meta={pages.meta} onPage={pages.setPage} />
-      <Routes />
+      <Routes carriers={carriers.data} />
     </>
   );
 }
