@@ -50,7 +50,9 @@ export async function countJobOutcomes(trx: Db, rows: readonly JobOutcome[], now
         cancelled: sql`cancelled + ${c.cancelled}`,
         status: sql`case when ${done} >= total then 'completed' else status end`,
         completed_at: sql`case when ${done} >= total then ${now} else completed_at end`,
-        started_at: sql`coalesce(started_at, ${now})`,
+        // Started only by a message that reached a carrier (markJobsStarted, or a delivery); a job
+        // whose messages were all cancelled, or failed before one, completes without starting.
+        ...(c.delivered > 0 ? { started_at: sql`coalesce(started_at, ${now})` } : {}),
         updated_at: now,
       })
       .where("id", "=", id)

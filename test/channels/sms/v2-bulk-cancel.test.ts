@@ -43,6 +43,10 @@ describeEachEngine("v2 bulk job cancel", (engine) => {
       delivery_summary: { total: 5, cancelled: 5, pending: 0, delivered: 0, failed: 0 },
     });
     expect(await balanceOf(t, account)).toBe(20);
+    // Completed without starting: none of its messages reached a carrier.
+    const after = await call(t, "GET", `/api/v2/bulk-jobs/${job.job_id}`, { headers: keyOf(account) });
+    expect(after.body.data.job).toMatchObject({ status: "completed", started_at: null });
+    expect(after.body.data.job.completed_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     const again = await cancel(t, account, job.job_id);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("conflict");
