@@ -187,6 +187,24 @@ function fastifyError(code: string, statusCode: number, message: string): Error 
   return Object.assign(new Error(message), { code, statusCode });
 }
 
+/** What the multipart reader's refusals mean here ("reach files limit" says neither what nor why). */
+const FORM_LIMIT_TEXT: Readonly<Record<string, string>> = {
+  FST_FILES_LIMIT:
+    "A file part is not read here: send every parameter as a text field (only the email API takes files).",
+  FST_PARTS_LIMIT: "The form has more than 100 parts.",
+  FST_FIELDS_LIMIT: "The form has more than 100 fields.",
+  FST_PROTO_VIOLATION: "A form field may not be named __proto__, constructor or prototype.",
+};
+
+/** The multipart reader's refusal with a message that says what is refused; any other error as it is. */
+export function describedFormError(error: unknown): unknown {
+  const { code } = error as { code?: unknown };
+  const text = typeof code === "string" ? FORM_LIMIT_TEXT[code] : undefined;
+  return text === undefined
+    ? error
+    : Object.assign(new Error(text), { code, statusCode: (error as { statusCode?: number }).statusCode });
+}
+
 /**
  * A form that could not be read: no length, too large, or refused by the multipart reader (a
  * file part, too many parts, a field named `__proto__`), all Fastify-style errors of a 4xx status.

@@ -11,7 +11,7 @@ import { publicStatus } from "../../base/core/message-status.js";
 import { refuseNul } from "../../base/core/text-checks.js";
 import { localDayRange } from "../../base/core/time.js";
 import { queryNotUtf8, urlencodedBodyOf } from "../../base/http/body-text.js";
-import { FORM_BODY_LIMIT } from "../../base/http/form-data.js";
+import { describedFormError, FORM_BODY_LIMIT } from "../../base/http/form-data.js";
 import { sendLegacyError } from "../../base/http/http-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { approvedTemplates, normalizeDltHeader, requestTemplate, walletBalance } from "../../domain/accounts/index.js";
@@ -200,7 +200,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         handler: handle,
         // Failures before the handler (body too large, unsupported type) answer in plain text too.
         errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply) =>
-          sendLegacyError(request, reply, bodyError ? bodyError(error) : error),
+          sendLegacyError(request, reply, bodyError ? bodyError(error) : describedFormError(error)),
       });
     }
   }

@@ -124,6 +124,20 @@ describeEachEngine("form parameters as multipart/form-data", (engine) => {
         }
       }
     }
+    // The reader's own words were "reach files limit" and "reach parts limit": say what is refused.
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, "v"]));
+    for (const [what, form, reason] of [
+      ["a file part", multipartBody(fields as Record<string, string>, file), "A file part is not read here"],
+      ["101 fields", multipartBody({ ...(fields as Record<string, string>), ...many }), "more than 100"],
+    ] as const) {
+      const response = await fetch(`${t.url}/httpapi/send`, {
+        method: "POST",
+        headers: { "content-type": form.contentType },
+        body: form.body,
+      });
+      expect(await response.text(), what).toBe("-8");
+      expect(response.headers.get("x-error-message"), what).toContain(reason);
+    }
     // The v2 family still reads JSON only.
     const v2 = await postMultipart(t, "/api/v2/sms/send", {
       sender_id: "SWBRD",
