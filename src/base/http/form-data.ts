@@ -60,7 +60,7 @@ export async function acceptFormData(
       throw fastifyError(
         "FST_ERR_MULTIPART_NO_BOUNDARY",
         400,
-        "A multipart/form-data body needs a boundary in its Content-Type (multipart/form-data; boundary=…).",
+        "A multipart/form-data body needs a boundary in its Content-Type (multipart/form-data; boundary=...).",
       );
     }
   });
