@@ -69,8 +69,12 @@ export async function registerMetaWebhookRoutes(app: TypedRoutes, ctx: Deps): Pr
       try {
         parsed = parseMetaWebhook(JSON.parse(raw.toString("utf8")));
       } catch (error) {
-        if (error instanceof SyntaxError || error instanceof MetaWebhookError) {
-          throw new GatewayError("invalid_request", `Not a WhatsApp Business Account callback: ${error.message}`);
+        if (error instanceof MetaWebhookError) throw new GatewayError("invalid_request", error.message);
+        if (error instanceof SyntaxError) {
+          throw new GatewayError(
+            "invalid_request",
+            `Not a WhatsApp callback: the body is not JSON (${error.message}).`,
+          );
         }
         throw error;
       }

@@ -37,7 +37,7 @@ export async function prepareTemplate(
   if (params.length !== shape.paramCount) {
     throw new GatewayError(
       "invalid_request",
-      `Template "${name}" (${template.language}) expects ${shape.paramCount} params for {{1}}..{{${shape.paramCount}}}, got ${params.length}.`,
+      `Template "${name}" (${template.language}) ${paramsTaken(shape.paramCount)}, got ${params.length}.`,
       { field: "params" },
     );
   }
@@ -48,7 +48,7 @@ export async function prepareTemplate(
     if (request.header_media_url === undefined) {
       throw new GatewayError(
         "invalid_request",
-        `Template "${name}" was approved with a ${headerMedia.toLowerCase()} header: header_media_url is required.`,
+        `Template "${name}" was approved with ${withArticle(headerMedia.toLowerCase())} header: header_media_url is required.`,
         { field: "header_media_url" },
       );
     }
@@ -56,7 +56,7 @@ export async function prepareTemplate(
     if (request.header_media_type !== undefined && request.header_media_type !== type) {
       throw new GatewayError(
         "invalid_request",
-        `Template "${name}" has a ${type} header; header_media_type ${request.header_media_type} does not match it.`,
+        `Template "${name}" has ${withArticle(type)} header; header_media_type ${request.header_media_type} does not match it.`,
         { field: "header_media_type" },
       );
     }
@@ -118,4 +118,15 @@ export async function prepareTemplate(
     body: template.body.replace(/\{\{\s*(\d+)\s*\}\}/g, (whole, n: string) => params[Number(n) - 1] ?? whole),
     meta,
   };
+}
+
+/** What a template's body takes, said as its refusal says it: "takes no params", "expects 1 param ({{1}})". */
+function paramsTaken(count: number): string {
+  if (count === 0) return "takes no params";
+  return count === 1 ? "expects 1 param ({{1}})" : `expects ${count} params ({{1}}..{{${count}}})`;
+}
+
+/** "an image", "a video", "a document". */
+function withArticle(word: string): string {
+  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
 }

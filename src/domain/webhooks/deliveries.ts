@@ -134,7 +134,7 @@ async function currentUrl(db: Db, accountId: number, event: WebhookEvent): Promi
 function noUrl(event: WebhookEvent): GatewayError {
   return new GatewayError(
     "conflict",
-    `No ${event} webhook URL is set for this account; set one with PUT /webhooks first.`,
+    `No ${event} webhook URL is set for this account; set one first (PUT /api/v2/webhooks; the operator's PUT /admin/api/accounts/{username}/webhooks).`,
     { field: "event" },
   );
 }
@@ -286,7 +286,10 @@ export async function redeliverRange(deps: WebhookApiDeps, accountId: number, ra
   // Email notifications are redelivered to their send's notifyurl, when asked for by name.
   const events = range.event ? [range.event] : [...urls.keys()];
   if (events.length === 0) {
-    throw new GatewayError("conflict", "No webhook URL is set for this account; set one with PUT /webhooks first.");
+    throw new GatewayError(
+      "conflict",
+      "No webhook URL is set for this account; set one first (PUT /api/v2/webhooks; the operator's PUT /admin/api/accounts/{username}/webhooks).",
+    );
   }
   const statuses: WebhookDeliveryStatus[] = range.status === "any" ? ["delivered", "failed"] : [range.status];
   const now = deps.clock.now().getTime();

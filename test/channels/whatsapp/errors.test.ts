@@ -224,8 +224,13 @@ describeEachEngine("WhatsApp errors", (engine) => {
         [{ to: "919876543210", message: "a", template: "hello" }, "exactly one"],
         [{ to: "919876543210", message: "x".repeat(4097) }, "4096"],
         [{ to: "919876543210", message: "   " }, "empty"],
-        [{ to: "919876543210", template: "order_shipped", params: ["a"] }, "expects 2 params"],
+        [{ to: "919876543210", template: "order_shipped", params: ["a"] }, "expects 2 params ({{1}}..{{2}}), got 1."],
         [{ to: "919876543210", template: "order_shipped", params: ["a", "b", "c"] }, "expects 2 params"],
+        [{ to: "919876543210", template: "invoice", params: [] }, "(en) expects 1 param ({{1}}), got 0."],
+        [
+          { to: "919876543210", template: "hello", header_params: ["A"], params: ["x"] },
+          '"hello" (en_US) takes no params, got 1.',
+        ],
         [{ to: "919876543210", template: "order_shipped", params: ["a", "line\nbreak"] }, "line break"],
         [{ to: "919876543210", template: "order_shipped", params: ["a", ""] }, "empty"],
         [
@@ -251,7 +256,7 @@ describeEachEngine("WhatsApp errors", (engine) => {
             header_media_url: "https://cdn.example.com/a.pdf",
             header_media_type: "image",
           },
-          "does not match",
+          "has a document header; header_media_type image does not match it.",
         ],
         [
           {

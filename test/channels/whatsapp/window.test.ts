@@ -172,6 +172,7 @@ describeEachEngine("WhatsApp inbound messages and Meta's webhook", (engine) => {
       body: "{not json",
     });
     expect(garbage.status).toBe(400);
+    expect((await garbage.json()).message).toMatch(/^Not a WhatsApp callback: the body is not JSON \(.+\)\.$/);
     const wrongObject = JSON.stringify({ object: "page", entry: [] });
     const page = await fetch(`${t.url}/webhooks/whatsapp`, {
       method: "POST",
@@ -179,6 +180,10 @@ describeEachEngine("WhatsApp inbound messages and Meta's webhook", (engine) => {
       body: wrongObject,
     });
     expect(page.status).toBe(400);
+    // Said once: "Not a WhatsApp callback: expected …", not behind "Not a WhatsApp Business Account callback: ".
+    expect((await page.json()).message).toMatch(
+      /^Not a WhatsApp callback: expected \{"object":"whatsapp_business_account"/,
+    );
   });
 
   it("answers Meta's verification challenge only with the right token", async () => {

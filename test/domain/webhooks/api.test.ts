@@ -119,7 +119,10 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     const hook = await receiver();
     const account = await buildAccount(t);
     const v2 = api(t, account);
-    expectError(await v2("POST", "/webhooks/test", {}), 409, "conflict");
+    const noUrl = await v2("POST", "/webhooks/test", {});
+    expectError(noUrl, 409, "conflict");
+    // It says where a URL is set, by the path a client calls.
+    expect(noUrl.body.message).toContain("set one first (PUT /api/v2/webhooks;");
     const { secret } = (await v2("PUT", "/webhooks", { delivery_report: hook.url })).body.data;
     expectError(await v2("POST", "/webhooks/test", { event: "inbound_sms" }), 409, "conflict");
     // A value outside the choice, of any type, is told the events the call takes.
