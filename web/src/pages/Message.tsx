@@ -248,6 +248,12 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
             <summary>
               The {String(delivery.payload.status ?? delivery.event)} report: <StatusBadge status={delivery.status} />{" "}
               after {plural(delivery.attempts, "attempt")}
+              {/* Whether the customer's endpoint will still get it, and when: what support is asked. */}
+              {delivery.status === "pending" && delivery.next_attempt_at
+                ? `; next attempt ${formatTime(delivery.next_attempt_at, tz)}`
+                : delivery.status === "failed"
+                  ? "; no more attempts"
+                  : ""}
             </summary>
             <p>
               <code>{delivery.url}</code>
