@@ -4,7 +4,7 @@
 // GET /admin/api/routes/scores scores them; axe; usable at 390 px (no sideways scroll), where the
 // totals row is a card with each figure named (audit F5). The Carriers page's routes say their
 // strategy, and an adaptive route's connectors their shares, not weights (audit F6); a connector
-// disabled takes no traffic, and says so, the others' shares being of the traffic they carry.
+// disabled takes no traffic, and both pages say so, the others' shares being of the traffic they carry.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -171,7 +171,7 @@ describeInBrowser("console in the browser: margin and routes", () => {
     }
   });
 
-  it("marks a route's disabled connector as taking no traffic, and gives the others its share", async () => {
+  it("marks a route's disabled connector as taking no traffic on both pages, and gives the others its share", async () => {
     const t = gateway();
     const spare = await admin("POST", "/carriers", {
       name: "spare",
@@ -207,6 +207,17 @@ describeInBrowser("console in the browser: margin and routes", () => {
       "simulator (share 100.0 %), spare (disabled: no traffic)",
     );
     await expectNoHorizontalScroll(page, "carriers with a disabled connector at 390 px");
+    // The Margin page's scores say the same.
+    await page.getByRole("link", { name: "Margin, adaptive routes" }).click();
+    await page.getByTestId("route-scores").waitFor();
+    await noneLoading(page);
+    await expect
+      .poll(async () => (await cells(page, '[data-testid="route-scores"] tbody tr')).map((row) => [row[1], row[3]]))
+      .toEqual([
+        ["simulator", "100.0 %"],
+        ["spare", "– (disabled)"],
+      ]);
+    await expectNoHorizontalScroll(page, "margin with a disabled connector at 390 px");
     expect(problems).toEqual([]);
     await context.close();
   });

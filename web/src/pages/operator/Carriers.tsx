@@ -9,20 +9,13 @@ import type { Carrier, CarrierRoute, RouteScore } from "../../operator-types.js"
 import { Link } from "../../router.js";
 import { canDo, useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Pager, PageTitle, useClientPages } from "../../ui.js";
-import { HealthCells, HealthHeads, useSamples } from "./health.js";
+import { HealthCells, HealthHeads, idleWhy, useSamples } from "./health.js";
 
 const STRATEGIES: Record<CarrierRoute["strategy"], string> = {
   weighted: "weighted",
   least_cost: "least_cost (cheapest first)",
   adaptive: "adaptive (by measured delivery)",
 };
-
-/** Why a connector takes no traffic now (disabled here, or down as its workers report), if so. */
-function idleWhy(carrier: Carrier | undefined): string | undefined {
-  if (carrier === undefined) return undefined;
-  if (!carrier.enabled) return "disabled";
-  return carrier.health.state === "down" ? "down" : undefined;
-}
 
 /**
  * What a route's connectors get: its weights, its standbys, or for an adaptive route the shares

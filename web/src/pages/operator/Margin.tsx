@@ -1,14 +1,16 @@
 // Margin for the operator (GET /admin/api/analytics/margin): what the window's SMS and voice
 // brought in (charges less refunds), what the carriers charge for them by their cost cards, and
 // the difference, by account, connector or cost prefix; then the adaptive routes' connectors as
-// scored now (GET /admin/api/routes/scores), with the share of traffic each gets and why.
+// scored now (GET /admin/api/routes/scores), with the share of traffic each gets (none while it is
+// disabled or down) and why.
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
 import { formatNumber } from "../../format.js";
-import type { MarginAnalytics, RouteScore } from "../../operator-types.js";
+import type { Carrier, MarginAnalytics, RouteScore } from "../../operator-types.js";
 import { useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Field, PageTitle } from "../../ui.js";
+import { idleWhy } from "./health.js";
 
 const GROUPS = [
   { value: "account", label: "Account" },
@@ -98,6 +100,22 @@ function RouteScores() {
     queryKey: ["operator", "route-scores"],
     queryFn: () => data<RouteScore[]>("/admin/api/routes/scores"),
   });
+  const carriers = useQuery({
+    queryKey: ["operator", "carriers"],
+    queryFn: () => data<Carrier[]>("/admin/api/carriers"),
+  });
+  // A connector disabled or down takes none of its route's traffic (the router leaves it out):
+  // the others' shares are of what they carry.
+  const why = (name: string) => idleWhy(carriers.data?.find((carrier) => carrier.name === name));
+  const carrying = new Map<string, number>();
+  for (const row of answer.data ?? []) {
+    if (why(row.connector) === undefined) carrying.set(row.route, (carrying.get(row.route) ?? 0) + row.share);
+  }
+  const shareOf = (row: RouteScore) => {
+    const idle = why(row.connector);
+    const total = carrying.get(row.route) ?? 0;
+    return idle ? `– (${idle})` : percent(total > 0 ? row.share / total : null);
+  };
   return (
     <section aria-labelledby="scores-title">
       <h2 id="scores-title">Adaptive routes</h2>
@@ -131,7 +149,7 @@ function RouteScores() {
                   <th scope="row">{row.route}</th>
                   <td>{row.connector}</td>
                   <td>{row.score.toFixed(3)}</td>
-                  <td>{percent(row.share)}</td>
+                  <td>{shareOf(row)}</td>
                   <td>{percent(row.delivery_rate)}</td>
                   <td>{ofReceipts(row)}</td>
                   <td>{ms(row.latency_p50_ms)}</td>

@@ -2,9 +2,16 @@
 // worked out between two reads of the workers' counts.
 import { useRef } from "react";
 import { formatNumber, formatTime } from "../../format.js";
-import type { WorkerHealth } from "../../operator-types.js";
+import type { Carrier, WorkerHealth } from "../../operator-types.js";
 import { connectorRate, type Samples } from "../../throughput.js";
 import { StatusBadge } from "../../ui.js";
+
+/** Why a connector takes no traffic now (disabled here, or down as its workers report), if so: the router leaves it out. */
+export function idleWhy(carrier: Pick<Carrier, "enabled" | "health"> | undefined): string | undefined {
+  if (carrier === undefined) return undefined;
+  if (!carrier.enabled) return "disabled";
+  return carrier.health.state === "down" ? "down" : undefined;
+}
 
 export function useSamples(): Samples {
   return useRef<Samples>(new Map()).current;
