@@ -210,6 +210,8 @@ describeInBrowser("console in the browser: margin and routes", () => {
     // The Margin page's scores say the same.
     await page.getByRole("link", { name: "Margin, adaptive routes" }).click();
     await page.getByTestId("route-scores").waitFor();
+    // Its revenue by account is the operator's: a sub-account's messages at its reseller's charge.
+    await page.getByText("A reseller's sub-account's messages count what the reseller was charged").waitFor();
     await noneLoading(page);
     await expect
       .poll(async () => (await cells(page, '[data-testid="route-scores"] tbody tr')).map((row) => [row[1], row[3]]))

@@ -181,7 +181,8 @@ export default function Margin() {
       <PageTitle>Margin</PageTitle>
       <p className="hint">
         What customers were charged, what the carriers charge by their cost cards, and the difference; the last 30 days
-        unless you pick dates ({session.time_zone}).
+        unless you pick dates ({session.time_zone}). A reseller's sub-account's messages count what the reseller was
+        charged for them (the top of its tree), not the sub-account's own price.
       </p>
       <form onSubmit={apply} className="filters">
         <Field label="From (date)" id="margin-from">
