@@ -106,9 +106,9 @@ describeInBrowser("console in the browser: a message's webhook attempts", () => 
       await t.db.store.insertMany(trx, "messages", [
         messageRow({ id, account_id: shop.id, recipient: "9812340013", status: "failed", created_at: at, done_at: at }),
       ]);
-      const delivery = (status: string, report: string, next: number) => ({
+      const delivery = (status: "pending" | "failed", report: string, next: number) => ({
         account_id: shop.id,
-        event: "delivery_report",
+        event: "delivery_report" as const,
         order_key: id,
         webhook_id: `msg_hooks_${report}`,
         url: "https://hooks.example.org/dlr",
