@@ -43,6 +43,14 @@ export function isQueueId(id: string): boolean {
   return /^q[0-9A-HJKMNP-TV-Z]{26}$/i.test(id);
 }
 
+/**
+ * A queue id as it is stored (`q` + its ULID upper-case), read in either case: a ULID is Crockford
+ * base 32, and clients, relays and spreadsheets lower-case it. Undefined when `id` is no queue id.
+ */
+export function storedQueueId(id: string): string | undefined {
+  return isQueueId(id) ? `q${id.slice(1).toUpperCase()}` : undefined;
+}
+
 export const BROADCAST_ID = /^(\d+)_(\d{8})_(\d+)$/;
 
 /** `day` is the account-local date as yyyymmdd. */

@@ -4,7 +4,7 @@
 // (List-Unsubscribe, List-Unsubscribe-Post; RFC 8058) of that recipient.
 import type Mail from "nodemailer/lib/mailer/index.js";
 import type { DefaultTreeAdapterMap } from "parse5";
-import { isQueueId } from "../../base/core/ids.js";
+import { storedQueueId } from "../../base/core/ids.js";
 import type { EmailContent } from "./content.js";
 
 export interface Tracker {
@@ -61,7 +61,7 @@ export function messageIdFromMessageIdHeader(value: string, bounceDomain: string
 
 /** Queue ids are `q` + an upper-case ULID; some relays lower-case local parts on the way back. */
 export function normalizeMessageId(raw: string): string | undefined {
-  return isQueueId(raw) ? `q${raw.slice(1).toUpperCase()}` : undefined;
+  return storedQueueId(raw);
 }
 
 /** nodemailer message options for one recipient of a content. */

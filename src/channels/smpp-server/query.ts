@@ -2,7 +2,7 @@
 // submit_sm_resp or data_sm_resp (a queue id; every part of a long message was given its
 // message's id) or in submit_multi_resp (a broadcast id). Only the bound account's messages are
 // found, so another account's id is answered as an unknown one is; docs/decisions/0153.
-import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
+import { BROADCAST_ID, storedQueueId } from "../../base/core/ids.js";
 import {
   absoluteTime,
   MalformedPdu,
@@ -24,7 +24,8 @@ export type MessageTarget = { queueId: string } | { broadcastId: string };
 
 /** What an id a submit answered names: a message (a queue id, any case) or a broadcast; undefined for neither form. */
 export function messageTarget(id: string): MessageTarget | undefined {
-  if (isQueueId(id)) return { queueId: `q${id.slice(1).toUpperCase()}` };
+  const queueId = storedQueueId(id);
+  if (queueId) return { queueId };
   return BROADCAST_ID.test(id) ? { broadcastId: id } : undefined;
 }
 

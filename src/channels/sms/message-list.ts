@@ -4,7 +4,7 @@
 
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
-import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
+import { BROADCAST_ID, storedQueueId } from "../../base/core/ids.js";
 import { cursorLimit, MAX_ROW_ID, queryInt, queryWindow } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -99,7 +99,8 @@ export function listFilter(query: ListQuery, timeZone: string): MessageFilter {
   const id = given("id");
   if (id) {
     // As the status call reads its id: a queue id, a broadcast id, else the carrier's id.
-    if (isQueueId(id)) filter.queueId = `q${id.slice(1).toUpperCase()}`;
+    const queueId = storedQueueId(id);
+    if (queueId) filter.queueId = queueId;
     else if (BROADCAST_ID.test(id)) {
       if (filter.broadcastId !== undefined && filter.broadcastId !== id) {
         throw invalid("id", `"id" names the broadcast ${id} and "broadcast_id" another one.`);

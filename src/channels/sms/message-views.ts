@@ -5,7 +5,7 @@
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
-import { isQueueId } from "../../base/core/ids.js";
+import { storedQueueId } from "../../base/core/ids.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { queryInt } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
@@ -106,9 +106,8 @@ export function registerMessageViewRoutes(
     async (request) => {
       const { id } = request.params;
       const principal = request.principal!;
-      const row: MessageRow | undefined = isQueueId(id)
-        ? await findMessage(db, principal.accountId, `q${id.slice(1).toUpperCase()}`)
-        : undefined;
+      const queueId = storedQueueId(id);
+      const row: MessageRow | undefined = queueId ? await findMessage(db, principal.accountId, queueId) : undefined;
       // Another account's message is answered exactly as an unknown id.
       if (!row) throw new GatewayError("not_found", `No message with id "${id}" in this account.`);
       return { status: "success", data: await messageDetail(db, row, ctx.messageParts) };

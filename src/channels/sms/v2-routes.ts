@@ -6,7 +6,7 @@ import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
-import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
+import { BROADCAST_ID, isQueueId, storedQueueId } from "../../base/core/ids.js";
 import { requiredInDocument, resourceAnswer, smsAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -102,9 +102,9 @@ function sendInput(body: SendBody, scheduleAt: string | undefined): SmsSendInput
   };
 }
 
-/** A queue id as stored: its ULID is Crockford base 32, read in either case (as `/messages/{id}` reads it). */
+/** A queue id as stored, in either case (as `/messages/{id}` reads it); any other id as given. */
 function storedId(id: string): string {
-  return isQueueId(id) ? `q${id.slice(1).toUpperCase()}` : id;
+  return storedQueueId(id) ?? id;
 }
 
 /** Query-string booleans of the GET variant: true/false, 1/0, yes/no. */

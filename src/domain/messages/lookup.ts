@@ -1,7 +1,7 @@
 // Finding an account's messages by any of the ids a client may hold: queue id, broadcast id
 // (every message of the broadcast, or its message to one recipient) or the carrier's id. Another
 // account's ids find nothing.
-import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
+import { BROADCAST_ID, isQueueId, storedQueueId } from "../../base/core/ids.js";
 import { failureReason } from "../../base/core/message-status.js";
 import type { MessageRow, MessageStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
@@ -29,13 +29,8 @@ export async function findMessages(
 /** A message of any account (the operator's desk) by its queue id, else by the carrier's id (the latest such). */
 export async function findAnyMessage(db: Db, id: string): Promise<MessageRow | undefined> {
   if (id.includes("\u0000")) return undefined;
-  if (isQueueId(id)) {
-    return db
-      .selectFrom("messages")
-      .selectAll()
-      .where("id", "=", `q${id.slice(1).toUpperCase()}`)
-      .executeTakeFirst();
-  }
+  const queueId = storedQueueId(id);
+  if (queueId) return db.selectFrom("messages").selectAll().where("id", "=", queueId).executeTakeFirst();
   return db
     .selectFrom("messages")
     .selectAll()

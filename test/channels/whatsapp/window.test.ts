@@ -172,7 +172,9 @@ describeEachEngine("WhatsApp inbound messages and Meta's webhook", (engine) => {
       body: "{not json",
     });
     expect(garbage.status).toBe(400);
-    expect((await garbage.json()).message).toMatch(/^Not a WhatsApp callback: the body is not JSON \(.+\)\.$/);
+    expect(((await garbage.json()) as { message: string }).message).toMatch(
+      /^Not a WhatsApp callback: the body is not JSON \(.+\)\.$/,
+    );
     const wrongObject = JSON.stringify({ object: "page", entry: [] });
     const page = await fetch(`${t.url}/webhooks/whatsapp`, {
       method: "POST",
@@ -181,7 +183,7 @@ describeEachEngine("WhatsApp inbound messages and Meta's webhook", (engine) => {
     });
     expect(page.status).toBe(400);
     // Said once: "Not a WhatsApp callback: expected …", not behind "Not a WhatsApp Business Account callback: ".
-    expect((await page.json()).message).toMatch(
+    expect(((await page.json()) as { message: string }).message).toMatch(
       /^Not a WhatsApp callback: expected \{"object":"whatsapp_business_account"/,
     );
   });
