@@ -123,7 +123,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
     // Long ids reach the route schema (and its error in the family's dialect) instead of a bare 414.
-    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false, maxParamLength: 1000 },
+    // A base URL ending in "/" (`http://host:8080/` + `/httpapi/send`) reaches its route, as behind nginx.
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      ignoreDuplicateSlashes: true,
+      caseSensitive: false,
+      maxParamLength: 1000,
+    },
     keepAliveTimeout: 65_000,
     requestTimeout,
     // Node looks for late requests every connectionsCheckingInterval (30 s unless told): often

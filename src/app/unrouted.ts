@@ -67,14 +67,16 @@ export function renderUnrouted(request: FastifyRequest, reply: FastifyReply, raw
   if (error.code === "method_not_allowed" && typeof error.details?.allow === "string") {
     reply.header("allow", error.details.allow);
   }
-  if (LEGACY_PATH.test(request.url)) {
+  // `//httpapi/…` (a base URL ending in "/") is the legacy family's, as its routes take it.
+  const url = request.url.replace(/^[^?]*/, (path) => path.replace(/\/{2,}/g, "/"));
+  if (LEGACY_PATH.test(url)) {
     return reply
       .code(statusOf(error))
       .header("x-error-message", headerText(error.message))
       .type("text/plain; charset=utf-8")
       .send(error.message);
   }
-  return sendJsonError(request, reply, raw, envelopeOf(request.url));
+  return sendJsonError(request, reply, raw, envelopeOf(url));
 }
 
 /** The path of the request line a refused packet starts with, or "" when there is none. */

@@ -118,6 +118,28 @@ describeEachEngine("method answers: 405 with Allow on a path that exists", (engi
     }
   });
 
+  it("takes a base URL ending in '/': //httpapi/send sends, //api/v2/balance answers, and the unknown and 405 keep their family's dialect", async () => {
+    const t = gateway();
+    const sms = await buildAccount(t);
+    const sent = await ask(t, "GET", `//httpapi/send?${query(sendParams(sms))}`);
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.text).toMatch(/^\d+_\d{8}_\d+$/);
+    expect((await traces(t, sms)).messages).toBe(1);
+    const balance = await fetch(`${t.url}//api/v2/balance`, { headers: { authorization: `Bearer ${sms.apiKey}` } });
+    expect(balance.status).toBe(200);
+    const unknown = await ask(t, "GET", "//httpapi/nothing-here");
+    expect({ status: unknown.status, type: unknown.headers.get("content-type") }).toEqual({
+      status: 404,
+      type: "text/plain; charset=utf-8",
+    });
+    const refused = await ask(t, "DELETE", "//api//v2/balance");
+    expect({ status: refused.status, allow: refused.headers.get("allow") }).toEqual({
+      status: 405,
+      allow: "GET, HEAD",
+    });
+    expect(refused.json).toMatchObject({ success: false, error: { code: "method_not_allowed" } });
+  });
+
   it("runs nothing on a HEAD of a GET that sends (legacy, XML, voice, email, v2): 405 with Allow, no message, no debit", async () => {
     const t = gateway();
     const sms = await buildAccount(t);
