@@ -249,14 +249,30 @@ export function actorOf(request: FastifyRequest): Actor {
   });
 }
 
+/**
+ * Legacy parameters that take a comma list: given more than once in one query or form
+ * (`phonenumber=a&phonenumber=b`, a JSON array), their values are joined with commas, so no
+ * number is dropped while the send answers success. Any other name given twice keeps its first.
+ */
+const LIST_PARAMETERS = new Set(["phonenumber"]);
+
 /** The parameters of a legacy-style request: query and form body merged (body wins). */
 export function legacyParams(request: FastifyRequest): Record<string, string> {
   const out: Record<string, string> = {};
   for (const source of [asBag(request.query), asBag(request.body)]) {
     if (!source) continue;
+    // Names are case-insensitive: `phonenumber` and `PhoneNumber` in one source are one name given twice.
+    const given = new Map<string, string[]>();
     for (const [name, value] of Object.entries(source)) {
-      const text = firstString(value);
-      if (text !== undefined) out[name.toLowerCase()] = text;
+      const values = (Array.isArray(value) ? value : [value]).filter(
+        (item): item is string => typeof item === "string",
+      );
+      const lower = name.toLowerCase();
+      given.set(lower, [...(given.get(lower) ?? []), ...values]);
+    }
+    for (const [name, values] of given) {
+      if (values.length === 0) continue;
+      out[name] = LIST_PARAMETERS.has(name) ? values.join(",") : (values[0] as string);
     }
   }
   return out;

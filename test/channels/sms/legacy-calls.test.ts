@@ -81,6 +81,42 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
     expectText(await legacy(t, "/api/getcredits", { api_key: "sb_nope" }), "-7");
   });
 
+  it("a phonenumber given more than once (repeated, in any case, a JSON array) sends to every number", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const numbersOf = async (broadcastId: string) =>
+      (
+        await t.db.store.db
+          .selectFrom("messages")
+          .select("recipient")
+          .where("account_id", "=", account.id)
+          .where("broadcast_id", "=", broadcastId)
+          .execute()
+      )
+        .map((row) => row.recipient)
+        .sort();
+    const { phonenumber: _, ...rest } = sendParams(account) as Record<string, string>;
+    const repeated = new URLSearchParams(rest);
+    repeated.append("phonenumber", "9876500011");
+    repeated.append("PhoneNumber", "9876500012,9876500013");
+    repeated.append("phonenumber", "9876500011");
+    const answer = await fetch(`${t.url}/httpapi/send?${repeated}`);
+    const get = { status: answer.status, headers: answer.headers, text: await answer.text() };
+    // The repeat of 9876500011 is sent once (duplicate_recipient, in the log of refusals).
+    expect(await numbersOf(expectBroadcastId(get, account, "repeated"))).toEqual([
+      "9876500011",
+      "9876500012",
+      "9876500013",
+    ]);
+    const posted = await fetch(`${t.url}/api/secure_api/httpapi/send`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...rest, phonenumber: ["9876500021", 9876500022] }),
+    });
+    const json = { status: posted.status, headers: posted.headers, text: await posted.text() };
+    expect(await numbersOf(expectBroadcastId(json, account, "JSON array"))).toEqual(["9876500021", "9876500022"]);
+  });
+
   it("a HEAD request (a link checker, a monitor) sends nothing on the GET send paths", async () => {
     const t = gateway();
     const account = await buildAccount(t);
