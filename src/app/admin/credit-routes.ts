@@ -4,7 +4,7 @@
 import { Type } from "typebox";
 import { fromMilli, MAX_CREDITS } from "../../base/core/credits.js";
 import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
-import { queryWindow } from "../../base/http/query-params.js";
+import { accountZoneWords, queryWindow } from "../../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import {
@@ -109,7 +109,11 @@ export function registerCreditRoutes(admin: TypedRoutes, ctx: Pick<Runtime, "sto
     async (request) => {
       const account = await requireAccount(ctx.store.db, request.params.username);
       // Dates are the account's days, as its own console reads them.
-      const window = queryWindow((name) => request.query[name]?.trim() || undefined, account.time_zone);
+      const window = queryWindow(
+        (name) => request.query[name]?.trim() || undefined,
+        account.time_zone,
+        accountZoneWords(account.time_zone),
+      );
       return ok(await ledgerTotals(ctx.store.db, account.id, window));
     },
   );

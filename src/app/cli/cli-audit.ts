@@ -16,6 +16,7 @@ interface ListOptions {
   action?: string;
   actor?: string;
   actorUser?: string;
+  credential?: string;
   target?: string;
   limit?: string;
   cursor?: string;
@@ -39,6 +40,7 @@ export function addAuditCommands(program: Command): void {
     .option("--action <action>", "an action (template.approve) or a thing (template)")
     .option("--actor <username>", "the acting account's username, or cli")
     .option("--actor-user <login>", "the login that acted: a staff member, a team user, the owner login")
+    .option("--credential <credential>", "what acted, as entries name it: key:12 (or 12), session:<id>, user@host")
     .option("--target <words>", "part of the target, e.g. 'template 12'")
     .option("--limit <n>", "rows per page, 1 to 500 (default 50)")
     .option("--cursor <cursor>", "the next page: the cursor the last page printed")

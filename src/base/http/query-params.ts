@@ -167,6 +167,11 @@ export interface WindowWords {
 
 const QUERY_WORDS: WindowWords = { name: (bound) => `Query parameter "${bound}"`, zone: "your account's time zone" };
 
+/** The query's words where the operator reads another account's dates: its zone named, not "your". */
+export function accountZoneWords(timeZone: string): WindowWords {
+  return { name: QUERY_WORDS.name, zone: `the account's time zone, ${timeZone}` };
+}
+
 /**
  * A list's `from` and `to` query values as epoch milliseconds: ISO 8601 dates or date-times in
  * `timeZone` unless they name their own (a date alone as `to` means the end of that day), `to`
@@ -192,7 +197,7 @@ export function queryWindow(
     window[name] = at.getTime();
   }
   if (window.from !== undefined && window.to !== undefined && window.from >= window.to) {
-    const after = words === QUERY_WORDS ? '"from"' : words.name("from");
+    const after = words.name === QUERY_WORDS.name ? '"from"' : words.name("from");
     throw new GatewayError("invalid_request", `${words.name("to")} must be after ${after}.`, { field: "to" });
   }
   return window;

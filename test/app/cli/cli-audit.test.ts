@@ -44,6 +44,12 @@ describeEachEngine("switchboard CLI: audit", (engine) => {
       await cliOk(["audit", "list", "--action", "credits", "--actor-user", "olga", "--json"], env),
     );
     expect(byLogin.data).toEqual([]);
+    // By the credential that acted: this user's command line did all four; another did none.
+    const mine = `${userInfo().username}@${hostname()}`;
+    const byCredential = JSON.parse(await cliOk(["audit", "list", "--credential", mine, "--json"], env));
+    expect(byCredential.data).toHaveLength(4);
+    const byKey = JSON.parse(await cliOk(["audit", "list", "--credential", "12", "--json"], env));
+    expect(byKey.data).toEqual([]);
     const text = await cliOk(["audit", "list", "--account", "shop", "--limit", "2"], env);
     expect(text).toMatch(/^SEQ\s+AT\s+ACTOR/);
     expect(text).toContain("credits.topup");

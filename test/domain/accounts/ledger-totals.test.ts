@@ -136,6 +136,11 @@ describeEachEngine("the ledger's totals", (engine) => {
       });
       expect(operators.status, `${query}: ${operators.text}`).toBe(400);
       expect(operators.body.error).toMatchObject({ code: "invalid_request", field });
+      // The operator reads the customer's dates: the refusal names the account's zone, not "your".
+      if (query === "?from=yesterday") {
+        expect(answer.body.message).toContain("(your account's time zone)");
+        expect(operators.body.message).toContain("(the account's time zone, Asia/Kolkata)");
+      }
     }
     const nobody = await call(t, "GET", "/admin/api/accounts/nobody_here/ledger/totals", { headers: keyOf(operator) });
     expect(nobody.status, nobody.text).toBe(404);
