@@ -142,8 +142,14 @@ export function toGatewayError(error: unknown, request?: FastifyRequest): Gatewa
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return new GatewayError("invalid_json", `The request body is not valid JSON: ${fe.message ?? ""}`.trim());
-    case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new GatewayError("invalid_request", "The request body is larger than the gateway accepts.", { http: 413 });
+    case "FST_ERR_CTP_BODY_TOO_LARGE": {
+      // The route's own limit (16 MiB unless it says), so a client knows what to split to.
+      const limit = request?.routeOptions.bodyLimit;
+      const at = limit ? ` here (at most ${sizeText(limit)})` : "";
+      return new GatewayError("invalid_request", `The request body is larger than the gateway accepts${at}.`, {
+        http: 413,
+      });
+    }
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return new GatewayError("invalid_request", "Unsupported Content-Type; send application/json.", { http: 415 });
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
@@ -308,4 +314,11 @@ const repeatedByLogger = new WeakMap<object, RepeatedErrors>();
 /** Writes the count of failed requests a server still holds (its close). */
 export function flushRequestErrors(logger: object): void {
   repeatedByLogger.get(logger)?.flush();
+}
+
+/** A byte count as an operator writes a limit: `16 MiB`, `512 KiB`, `900 bytes`. */
+function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }

@@ -187,6 +187,8 @@ describeEachEngine("price cards sent as CSV", (engine) => {
     expect([none.status, none.body.error.code]).toEqual([400, "invalid_request"]);
     const huge = await send("/typed", `channel,route,prefix,price\n${"sms,*,91,0.2\n".repeat(1_500_000)}`);
     expect([huge.status, huge.body.error.code]).toEqual([413, "invalid_request"]);
+    // It names the limit, so the operator knows what to split the card to.
+    expect(huge.body.message).toBe("The request body is larger than the gateway accepts here (at most 16 MiB).");
     expect((await call(gateway(), "GET", "/admin/api/price-cards/typed", { headers: auth() })).status).toBe(404);
 
     const row = { channel: "sms", route: "*", prefix: "91", price: 0.2 };
