@@ -17,6 +17,8 @@ import {
   findMessages,
   type ListPosition,
   listMessages,
+  type MessageTarget,
+  messageTarget,
   queriedMessagesQuery,
   recipientForms,
   SCAN_BUDGET,
@@ -24,7 +26,7 @@ import {
 import type { ReportedMessage } from "../../domain/webhooks/events.js";
 import type { RequestAnswer } from "./client-commands.js";
 import { writeReceipts } from "./outbox.js";
-import { type MessageTarget, MULTI_MAX, messageTarget, type QueryDeps, sameSender } from "./query.js";
+import { MULTI_MAX, type QueryDeps, sameSender } from "./query.js";
 import { STATUS } from "./status.js";
 
 export interface CancelDeps extends QueryDeps {

@@ -2,7 +2,6 @@
 // submit_sm_resp or data_sm_resp (a queue id; every part of a long message was given its
 // message's id) or in submit_multi_resp (a broadcast id). Only the bound account's messages are
 // found, so another account's id is answered as an unknown one is; docs/decisions/0153.
-import { BROADCAST_ID, storedQueueId } from "../../base/core/ids.js";
 import {
   absoluteTime,
   MalformedPdu,
@@ -12,22 +11,13 @@ import {
   readQuerySm,
 } from "../../base/smpp/index.js";
 import type { Db } from "../../base/store/store.js";
-import { queriedMessagesQuery } from "../../domain/messages/index.js";
+import { messageTarget, queriedMessagesQuery } from "../../domain/messages/index.js";
 import type { RequestAnswer } from "./client-commands.js";
 import { type SmppState, smppStateOf } from "./message-state.js";
 import { STATUS } from "./status.js";
 
 /** submit_multi takes at most 255 destinations: a broadcast of more was not given over SMPP. */
 export const MULTI_MAX = 255;
-
-export type MessageTarget = { queueId: string } | { broadcastId: string };
-
-/** What an id a submit answered names: a message (a queue id, any case) or a broadcast; undefined for neither form. */
-export function messageTarget(id: string): MessageTarget | undefined {
-  const queueId = storedQueueId(id);
-  if (queueId) return { queueId };
-  return BROADCAST_ID.test(id) ? { broadcastId: id } : undefined;
-}
 
 export interface QueryDeps {
   db: Db;

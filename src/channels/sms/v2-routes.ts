@@ -6,13 +6,18 @@ import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
-import { BROADCAST_ID, isQueueId, storedQueueId } from "../../base/core/ids.js";
 import { requiredInDocument, resourceAnswer, smsAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { getApiEnabled, lastLedgerEntry, listSenderIds, walletCredits } from "../../domain/accounts/index.js";
 import type { AcceptedSend, AcceptService, MessagePartsReader } from "../../domain/messages/index.js";
-import { cancelScheduled, clickThrough, findMessages, messagesExist } from "../../domain/messages/index.js";
+import {
+  cancelScheduled,
+  clickThrough,
+  findMessages,
+  messagesExist,
+  messageTarget,
+} from "../../domain/messages/index.js";
 import { registerBulkJobRoutes } from "./bulk-job-routes.js";
 import { registerBulkSendRoute } from "./bulk-send-route.js";
 import { registerMessageExportRoute } from "./message-export.js";
@@ -100,11 +105,6 @@ function sendInput(body: SendBody, scheduleAt: string | undefined): SmsSendInput
     scheduleAt,
     shortenUrls: body.shorten_urls ?? "account",
   };
-}
-
-/** A queue id as stored, in either case (as `/messages/{id}` reads it); any other id as given. */
-function storedId(id: string): string {
-  return storedQueueId(id) ?? id;
 }
 
 /** Query-string booleans of the GET variant: true/false, 1/0, yes/no. */
@@ -233,11 +233,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const { id } = request.params;
       const accountId = request.principal!.accountId;
-      const target = isQueueId(id)
-        ? { queueId: storedId(id) }
-        : BROADCAST_ID.test(id)
-          ? { broadcastId: id }
-          : undefined;
+      const target = messageTarget(id);
       const exists = target && (await messagesExist(ctx.store.db, accountId, target));
       if (!target || !exists)
         throw new GatewayError("not_found", `No scheduled message with id "${id}" in this account.`);
@@ -280,7 +276,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const { id } = request.params;
-      const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, storedId(id));
+      const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, id);
       if (rows.length === 0) throw new GatewayError("not_found", `No message with id "${id}" in this account.`);
       if (kind === "broadcast") {
         return {
@@ -375,7 +371,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const { messageId } = request.params;
-      const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, storedId(messageId));
+      const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, messageId);
       const row = kind === "broadcast" ? undefined : rows[0];
       if (!row) throw new GatewayError("not_found", `No message with id "${messageId}" in this account.`);
       return { status: "success", data: deliveryReport(row) };

@@ -8,6 +8,16 @@ import type { Db } from "../../base/store/store.js";
 
 export type LookupKind = "queue" | "broadcast" | "upstream";
 
+/** A message by its queue id (as stored), or every message of a broadcast. */
+export type MessageTarget = { queueId: string } | { broadcastId: string };
+
+/** What an id a send answered names: a message (a queue id, any case) or a broadcast; undefined for neither form. */
+export function messageTarget(id: string): MessageTarget | undefined {
+  const queueId = storedQueueId(id);
+  if (queueId) return { queueId };
+  return BROADCAST_ID.test(id) ? { broadcastId: id } : undefined;
+}
+
 export async function findMessages(
   db: Db,
   accountId: number,
@@ -16,9 +26,9 @@ export async function findMessages(
   // No id holds U+0000, and PostgreSQL refuses it in a query parameter.
   if (id.includes("\u0000")) return { kind: "queue", rows: [] };
   const base = db.selectFrom("messages").selectAll().where("account_id", "=", accountId);
-  if (isQueueId(id)) {
-    return { kind: "queue", rows: await base.where("id", "=", id).execute() };
-  }
+  // A queue id in either case (its ULID is Crockford base 32).
+  const queueId = storedQueueId(id);
+  if (queueId) return { kind: "queue", rows: await base.where("id", "=", queueId).execute() };
   if (BROADCAST_ID.test(id)) {
     const rows = await base.where("broadcast_id", "=", id).orderBy("id").limit(10_000).execute();
     if (rows.length > 0) return { kind: "broadcast", rows };
@@ -76,11 +86,7 @@ export async function recipientStatus(
  * Whether the account has messages under this queue id or broadcast id, or a bulk job's part
  * still holding recipients under the broadcast id.
  */
-export async function messagesExist(
-  db: Db,
-  accountId: number,
-  target: { queueId: string } | { broadcastId: string },
-): Promise<boolean> {
+export async function messagesExist(db: Db, accountId: number, target: MessageTarget): Promise<boolean> {
   const id = "queueId" in target ? target.queueId : target.broadcastId;
   const found =
     (await db

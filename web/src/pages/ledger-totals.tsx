@@ -21,6 +21,12 @@ const COLUMNS: [keyof LedgerTotals, string][] = [
   ["entries", "Entries"],
 ];
 
+/** The window's two dates and their labels (the end date is a whole day, included). */
+const BOUNDS = [
+  ["from", "From (date)"],
+  ["to", "To (date, included)"],
+] as const;
+
 /** Whether every wallet's entries add up to its balance (asked only of a window without an end). */
 function AddsUp({ rows }: { rows: LedgerTotals[] }) {
   const off = rows.filter((row) => row.closing !== row.balance);
@@ -59,22 +65,16 @@ export function LedgerTotalsSection({ path, timeZone }: { path: string; timeZone
         (opening), what each kind of entry moved, and the balance at the end (closing).
       </p>
       <form className="filters" onSubmit={apply} aria-label="Add up the ledger">
-        <Field label="From (date)" id="ledger-from">
-          <input
-            id="ledger-from"
-            type="date"
-            value={draft.from}
-            onChange={(event) => setDraft({ ...draft, from: event.target.value })}
-          />
-        </Field>
-        <Field label="To (date, included)" id="ledger-to">
-          <input
-            id="ledger-to"
-            type="date"
-            value={draft.to}
-            onChange={(event) => setDraft({ ...draft, to: event.target.value })}
-          />
-        </Field>
+        {BOUNDS.map(([name, label]) => (
+          <Field key={name} label={label} id={`ledger-${name}`}>
+            <input
+              id={`ledger-${name}`}
+              type="date"
+              value={draft[name]}
+              onChange={(event) => setDraft({ ...draft, [name]: event.target.value })}
+            />
+          </Field>
+        ))}
         <button type="submit">Add up</button>
       </form>
       <ErrorNotice error={totals.error} />
