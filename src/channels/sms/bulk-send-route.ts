@@ -21,7 +21,7 @@ import { type AcceptedSend, type AcceptService, findBulkJob, type JobRequest } f
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
 import { MAX_RECIPIENTS_PER_REQUEST, noRecipient, withoutRepeats } from "./recipients.js";
 import { REQUIRED_SEND_FIELDS, SEND_FIELDS, type SendFields } from "./send-fields.js";
-import { acceptIdempotent } from "./v2-accept.js";
+import { acceptIdempotent, namingRecipient } from "./v2-accept.js";
 import { BulkAccepted, BulkPreview } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -100,7 +100,9 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
     if (body.group_id !== undefined) {
       const numbers = await groupNumbers(db, principal.accountId, body.group_id, MAX_GROUP_RECIPIENTS + 1);
       if (!numbers) throw new GatewayError("not_found", `No contact group ${body.group_id} in this account.`);
-      if (numbers.length === 0) throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`);
+      if (numbers.length === 0) {
+        throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`, { field: "group_id" });
+      }
       recipients = numbers;
     }
     // None, or only blank ones: the policy's missing number would name the send's `recipient`.
@@ -117,7 +119,13 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
       scheduleAt: body.schedule_at,
       shortenUrls: body.shorten_urls ?? "account",
     };
-    const { order, rejected } = await ctx.smsPolicy.decide(principal, input);
+    // The numbers are refused whole only when each is (one by one in the answer otherwise), so the
+    // refusal is the first number's: recipients[0], or the group's.
+    const { order, rejected } = await ctx.smsPolicy
+      .decide(principal, input)
+      .catch((error: unknown) =>
+        Promise.reject(namingRecipient(error, body.group_id === undefined ? "recipients[0]" : "group_id")),
+      );
     const { kept, repeats } = withoutRepeats(order.drafts);
     order.drafts = kept;
     const rejections: Rejection[] = [...rejected, ...repeats].map(({ recipient, error }) => ({

@@ -1,9 +1,9 @@
 // Accepting a v2 send with Idempotency-Key: a retry with the same key and body answers what
 // the first request answered, with no second message or charge. Shared by send, the GET
-// variant, schedule and bulk.
+// variant, schedule and bulk. And the field a refused number is named by.
 
 import type { FastifyRequest } from "fastify";
-import { GatewayError } from "../../base/core/errors.js";
+import { GatewayError, refusalAt } from "../../base/core/errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Principal } from "../../domain/auth/index.js";
 import type { AcceptedSend, AcceptService, SendOrder } from "../../domain/messages/index.js";
@@ -58,4 +58,12 @@ export async function acceptIdempotent<T, C>(
     throw new GatewayError("conflict", "A concurrent request with this Idempotency-Key is in progress.");
   }
   return stored;
+}
+
+/**
+ * A refused number named by the request's field that held it, as WhatsApp's invalid_recipient
+ * names `to`: the SMS rules, shared with the legacy families, name none (or the send's `recipient`).
+ */
+export function namingRecipient(error: unknown, field: string): unknown {
+  return error instanceof GatewayError && error.code === "invalid_recipient" ? refusalAt(error, () => field) : error;
 }
