@@ -4,6 +4,7 @@
 // owner's link only by an owner: whoever holds the link sets the owner's password (an admin
 // would make itself an owner), so an admin is refused as for every other action on an owner.
 import { createHash, randomBytes } from "node:crypto";
+import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
@@ -11,6 +12,7 @@ import type { UserRole } from "./user-roles.js";
 import { describeUser, findUser, guardOwnership, INVITATION_DAYS, type UsersAccount } from "./users.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const asIso = (ms: number | null) => (ms === null ? null : isoUtc(new Date(Number(ms))));
 
 /** A new link for an invited user; the token is answered once (kept only as its SHA-256). */
 export async function reissueInvitation(
@@ -45,8 +47,9 @@ export async function reissueInvitation(
       action: "user.invite_resend",
       target: `user ${user.login} of ${account.username}`,
       accountId: account.id,
-      before: { invitation_expires_at: user.invite_expires_at },
-      after: { invitation_expires_at: expiresAt, email: user.email },
+      // Times as the answers write them (they were epoch milliseconds).
+      before: { invitation_expires_at: asIso(user.invite_expires_at) },
+      after: { invitation_expires_at: asIso(expiresAt), email: user.email },
     });
     return updated;
   });

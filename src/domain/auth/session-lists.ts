@@ -54,13 +54,16 @@ export async function endSessions(
     query = owner.userId === null ? query.where("user_id", "is", null) : query.where("user_id", "=", owner.userId);
     if ("only" in which) query = query.where("id", "=", which.only);
     else if (which.except !== undefined) query = query.where("id", "!=", which.except);
-    const ended = Number((await query.executeTakeFirst()).numDeletedRows);
+    const ids = (await query.returning("id").execute()).map((row) => Number(row.id)).sort((a, b) => a - b);
+    const ended = ids.length;
     if ("only" in which && ended === 0) throw new GatewayError("not_found", `No session ${which.only} of yours.`);
     if (ended > 0) {
       await recordChange(trx, who, {
         action: "session.end",
         target: `sessions of ${owner.login}`,
         accountId: owner.accountId,
+        // The sessions there were (their ids, as GET /api/v2/sessions lists them).
+        before: { sessions: ids },
         after: "only" in which ? { session_id: which.only } : { ended, kept: which.except ?? null },
       });
     }

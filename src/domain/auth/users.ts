@@ -241,9 +241,8 @@ export async function updateUser(
       .returningAll()
       .executeTakeFirstOrThrow();
     const roleChanged = role !== undefined && role !== before.user_role;
-    if (roleChanged || passwordHash !== undefined) {
-      await trx.deleteFrom("console_sessions").where("user_id", "=", before.id).execute();
-    }
+    const ends = roleChanged || passwordHash !== undefined;
+    const ended = ends ? await endAllSessions(trx, before.id) : 0;
     const shown = (row: typeof before) => ({
       user_role: row.user_role,
       email: row.email,
@@ -255,7 +254,7 @@ export async function updateUser(
       target: `user ${before.login} of ${account.username}`,
       accountId: account.id,
       before: shown(before),
-      after: shown(after),
+      after: { ...shown(after), ...(ends ? { sessions_ended: ended } : {}) },
     });
     // Their keys act with the new role from their next request: every process drops them.
     const keyHashes = roleChanged ? await keyHashesMadeBy(trx, before.id) : [];
@@ -281,6 +280,12 @@ export async function endUserSessions(
   return endSessions(store, who, { accountId: account.id, userId: user.id, login: user.login }, {});
 }
 
+/** Ends every console session of a user (a staff user's views of accounts too); answers how many. */
+async function endAllSessions(trx: Db, userId: number): Promise<number> {
+  const ended = await trx.deleteFrom("console_sessions").where("user_id", "=", userId).executeTakeFirst();
+  return Number(ended.numDeletedRows);
+}
+
 /** Removes a user, ends their sessions and revokes the keys they made. */
 export async function deleteUser(
   store: Store,
@@ -291,15 +296,20 @@ export async function deleteUser(
   const revoked = await store.transaction(async (trx) => {
     const before = await requireUser(trx, account.id, login);
     guardOwnership(who.role, before.user_role);
-    await trx.deleteFrom("console_sessions").where("user_id", "=", before.id).execute();
+    const ended = await endAllSessions(trx, before.id);
     const revoked = await revokeKeysMadeBy(trx, who.clock, before.id);
     await trx.deleteFrom("account_users").where("id", "=", before.id).execute();
     await recordChange(trx, who, {
       action: "user.delete",
       target: `user ${before.login} of ${account.username}`,
       accountId: account.id,
-      before: { login: before.login, user_role: before.user_role, email: before.email },
-      after: { keys_revoked: revoked.map((key) => key.id) },
+      before: {
+        login: before.login,
+        user_role: before.user_role,
+        email: before.email,
+        display_name: before.display_name,
+      },
+      after: { keys_revoked: revoked.map((key) => key.id), sessions_ended: ended },
     });
     return revoked;
   });
@@ -336,10 +346,23 @@ export async function acceptInvitation(
       .set({ password_hash: passwordHash, invite_hash: null, invite_expires_at: null, updated_at: now })
       .where("id", "=", row.id)
       .execute();
+    // The actor is the user, signed in to the account: its username names the account.
+    const actor = who.actor(row);
+    const user = { login: row.login, user_role: row.user_role };
     await recordChange(
       trx,
-      { clock: who.clock, actor: who.actor(row) },
-      { action: "user.invite_accept", target: `user ${row.login}`, accountId: row.account_id },
+      { clock: who.clock, actor },
+      {
+        action: "user.invite_accept",
+        target: `user ${row.login} of ${actor.username}`,
+        accountId: row.account_id,
+        before: {
+          ...user,
+          status: "invited",
+          invitation_expires_at: isoUtc(new Date(Number(row.invite_expires_at))),
+        },
+        after: { ...user, status: "active", password: "set" },
+      },
     );
     return row;
   });
