@@ -102,7 +102,7 @@ describeInBrowser("console in the browser: keys and webhooks", () => {
     const first = page.getByTestId("delivery").first();
     await expect
       .poll(() => first.textContent(), { timeout: 20_000 })
-      .toMatch(/delivered.*Attempt 1 to http:\/\/127\.0\.0\.1:\d+\/\S*: 200 in \d+ ms/s);
+      .toMatch(/delivered.*Attempt 1, [^,]+, \d\d:\d\d:\d\d, to http:\/\/127\.0\.0\.1:\d+\/\S*: 200 in \d+ ms/s);
     expect(hooks.received.length).toBe(1);
     expect(hooks.received[0]!.headers["webhook-id"]).toMatch(/^msg_test_/);
     await expectAccessible(page, "webhooks page");

@@ -1,6 +1,7 @@
 // Webhooks: the URLs per event, the signing secret (rotate), a test event, and the delivery
-// log (status, attempts with the URL each posted to and its latency, the body) with redelivery of
-// a finished delivery. A delivery follows the account's current URL, so its attempts may differ.
+// log (status, attempts with the URL each posted to, when and its latency, when a failing one is
+// tried next, the body) with redelivery of a finished delivery. A delivery follows the account's
+// current URL, so its attempts may differ.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { data, paged } from "../api.js";
@@ -8,6 +9,14 @@ import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
 import type { WebhookDelivery, WebhookSecret, WebhookSettings } from "../types.js";
 import { Busy, ConfirmButton, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
+
+/** Whether the endpoint will still get a delivery, and when (as the message page says it). */
+function RetryNote({ delivery, timeZone }: { delivery: WebhookDelivery; timeZone: string }) {
+  if (delivery.status === "pending" && delivery.next_attempt_at) {
+    return <p data-testid="delivery-retry">Next attempt {formatTime(delivery.next_attempt_at, timeZone)}</p>;
+  }
+  return delivery.status === "failed" ? <p data-testid="delivery-retry">No more attempts.</p> : null;
+}
 
 function DeliveryLog() {
   const session = useSignedIn();
@@ -42,12 +51,13 @@ function DeliveryLog() {
             <ul>
               {delivery.attempts_log.map((attempt) => (
                 <li key={attempt.attempt} data-testid="attempt">
-                  Attempt {attempt.attempt} to <code>{attempt.url}</code>: {attempt.status_code ?? "no answer"} in{" "}
-                  {attempt.latency_ms} ms
+                  Attempt {attempt.attempt}, {formatTime(attempt.at, session.time_zone)}, to <code>{attempt.url}</code>:{" "}
+                  {attempt.status_code ?? "no answer"} in {attempt.latency_ms} ms
                   {attempt.error ? ` (${attempt.error})` : ""}
                 </li>
               ))}
             </ul>
+            <RetryNote delivery={delivery} timeZone={session.time_zone} />
             <details>
               <summary>Body</summary>
               <pre className="body">{JSON.stringify(delivery.payload, null, 2)}</pre>
