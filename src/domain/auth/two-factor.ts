@@ -196,10 +196,19 @@ export async function spendSecondFactor(store: Store, who: Audited, identity: Lo
       .where("used_at", "is", null)
       .executeTakeFirst();
     if (Number(used.numUpdatedRows) !== 1) return false;
+    const left = await trx
+      .selectFrom("two_factor_recovery_codes")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where(isLogin(identity))
+      .where("used_at", "is", null)
+      .executeTakeFirstOrThrow();
     await recordChange(trx, who, {
       action: "two_factor.recovery_code_use",
       target: `login ${forLogin(identity).login}`,
       accountId: identity.accountId,
+      // How many codes the login had and has (the codes themselves are never written).
+      before: { recovery_codes_left: Number(left.n) + 1 },
+      after: { recovery_codes_left: Number(left.n) },
     });
     return true;
   });

@@ -171,6 +171,13 @@ describeEachEngine("two-factor sign-in", (engine) => {
     });
     expect(reused.status).toBe(401);
     expect(await auditActions(t, account)).toContain("two_factor.recovery_code_use");
+    // The entry says how many codes there were and are (it held nothing: `— → —` on the console).
+    const entries = await call(t, "GET", "/api/v2/audit?action=two_factor.recovery_code_use", {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+    });
+    expect(entries.body.data).toMatchObject([
+      { before: { recovery_codes_left: 10 }, after: { recovery_codes_left: 9 } },
+    ]);
   });
 
   it("counts wrong codes in the login locks: the address is locked as after wrong passwords", async () => {
