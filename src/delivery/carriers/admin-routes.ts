@@ -125,11 +125,15 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     ok((await listRoutes(ctx.store.db)).map(describeRoute)),
   );
 
-  /** The adaptive routes' scores, measured from the database as the workers measure them. */
+  /**
+   * The adaptive routes' scores, measured from the database as the workers measure them, with the
+   * shares routing gives now (a connector disabled or down none); the round robin's weight is theirs.
+   */
   admin.get("/routes/scores", { schema: { response: operatorAnswer(Type.Array(RouteScore)) } }, async () => {
     const { db } = ctx.store;
     const [routes, costs] = await Promise.all([listRoutes(db), compiledCostCards(db)]);
-    return ok(await measureRouteScores(db, routes, costs, ctx.clock.now().getTime()));
+    const views = await measureRouteScores(db, routes, costs, ctx.clock.now().getTime());
+    return ok(views.map(({ weight: _weight, ...view }) => view));
   });
 
   admin.put(

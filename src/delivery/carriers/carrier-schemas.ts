@@ -92,7 +92,10 @@ export const RouteScore = Type.Object({
   route: Type.String({ description: "Route code / prefix, * for every number" }),
   connector: Type.String(),
   score: Type.Number(),
-  share: Type.Number({ description: "Share of the route's traffic it gets" }),
+  share: Type.Number({
+    description:
+      "Share of the route's traffic it gets now: 0 when idle, the others' shares of what they carry (adding up to 1)",
+  }),
   note: Type.String(),
   receipts: Type.Integer({
     description: "Receipts measured (delivered + failed) of its last 500 messages to the route's prefix",
@@ -106,6 +109,9 @@ export const RouteScore = Type.Object({
   latency_p50_ms: NullableNumber,
   refusal_rate: NullableNumber,
   cost: NullableNumber,
+  idle: Type.Union([Type.Literal("disabled"), Type.Literal("down"), Type.Null()], {
+    description: "Why it takes none of the route's traffic now (the router leaves it out); null when it carries",
+  }),
 });
 
 /** A connector's carrier codes mapped to reasons (error-code-routes.ts): its own over the default table. */

@@ -6,7 +6,8 @@
 // came after it (decision 0147): a connector the route starves of traffic does not keep its old
 // score, its few new receipts outweigh its old ones. A connector with fewer than MIN_RECEIPTS
 // receipts is on trial: its share stays between TRIAL_SHARE and an even split, whatever it costs.
-// Measured from the database (messages, connector_health), so the thread or process that routes
+// A connector disabled or down gets share 0, the others the traffic they carry (carriedShares).
+// Measured from the database (messages, connector_health, carriers), so the thread or process that routes
 // sees receipts whichever one applied them; refreshed every REFRESH_MS and kept between refreshes.
 
 import { internationalDigits } from "../../base/core/indian-mobile.js";
@@ -16,7 +17,7 @@ import { CompiledCard, type PriceRow, storedPriceRow } from "../../domain/accoun
 import { recentConnectorOutcomes } from "../../domain/messages/index.js";
 import type { ConnectorScore, RouteScoresSource } from "../dispatch/index.js";
 import { routeCodeOf, routeKey } from "../dispatch/index.js";
-import { type ConnectorHealthView, readConnectorHealth } from "./catalog.js";
+import { type ConnectorHealthView, listCarriers, readConnectorHealth } from "./catalog.js";
 import { DEFAULT_SCORING, type RouteScoring, type RoutingRule } from "./definitions.js";
 
 /** Receipts a connector is judged by (its last, newest weighing most). */
@@ -55,7 +56,12 @@ export interface RouteScoreView extends ConnectorScore {
   refusal_rate: number | null;
   /** Credits a unit for the route's prefix by its cost card; null: no cost row. */
   cost: number | null;
+  /** Why it takes none of the route's traffic now (the router leaves it out; its share is 0); null: it carries. */
+  idle: Idle | null;
 }
+
+/** Why a connector of a route takes no traffic: disabled by the operator, or down as its workers report. */
+export type Idle = "disabled" | "down";
 
 interface Measured {
   receipts: number;
@@ -147,7 +153,7 @@ function refusalRate(view: ConnectorHealthView | undefined): number | null {
 
 const percent = (share: number) => `${Math.round(share * 1000) / 10} %`;
 
-/** Scores one route's connectors from their measurements; shares add up to 1 over the serving ones. */
+/** Scores one route's connectors from their measurements; shares (and weights) add up to 1 over the serving ones. */
 export function scoreRoute(
   route: Pick<RoutingRule, "route" | "prefix" | "connectors"> & { scoring?: RouteScoring | undefined },
   measured: ReadonlyMap<string, Measured & { refusals: number | null; cost: number | null }>,
@@ -188,10 +194,23 @@ export function scoreRoute(
       latency_p50_ms: m?.p50 ?? null,
       refusal_rate: m?.refusals ?? null,
       cost: m?.cost == null ? null : m.cost / 1000,
+      weight: 0,
+      idle: null,
     };
   });
   shareOut(views, scoring);
   return views;
+}
+
+/**
+ * The shares routing gives now: a connector disabled or down gets none (the router leaves it
+ * out), the others the route's traffic in proportion to their scored shares (what the round robin
+ * by weight among them does), so a route's shares add up to 1 while any connector carries.
+ */
+export function carriedShares(views: RouteScoreView[], idleOf: (connector: string) => Idle | null): void {
+  for (const view of views) view.idle = idleOf(view.connector);
+  const carrying = views.reduce((sum, view) => sum + (view.idle ? 0 : view.weight), 0);
+  for (const view of views) view.share = view.idle || carrying === 0 ? 0 : view.weight / carrying;
 }
 
 /**
@@ -222,6 +241,7 @@ function shareOut(views: RouteScoreView[], scoring: RouteScoring): void {
   if (raised > 0 && rest > 0) shares = shares.map((s, i) => (low[i] ? scoring.floor_share : (s * (1 - raised)) / rest));
   views.forEach((view, index) => {
     view.share = shares[index]!;
+    view.weight = shares[index]!;
   });
 }
 
@@ -235,12 +255,16 @@ export async function measureRouteScores(
   const adaptive = routes.filter((route) => route.strategy === "adaptive");
   if (adaptive.length === 0) return [];
   const names = [...new Set(adaptive.flatMap((route) => route.connectors.map((c) => c.name)))];
-  const [outcomes, health] = await Promise.all([
+  const [outcomes, health, carriers] = await Promise.all([
     Promise.all(names.map((name) => recentConnectorOutcomes(db, name, now - WINDOW_MS, SAMPLE))),
     readConnectorHealth(db, now),
+    listCarriers(db),
   ]);
   const rowsOf = new Map(names.map((name, index) => [name, outcomes[index]!]));
   const healthOf = new Map(health.map((view) => [view.connector, view]));
+  const disabled = new Set(carriers.filter((carrier) => !carrier.enabled).map((carrier) => carrier.name));
+  const idleOf = (name: string): Idle | null =>
+    disabled.has(name) ? "disabled" : healthOf.get(name)?.state === "down" ? "down" : null;
   return adaptive.flatMap((route) => {
     const channel = route.route === "V" ? "voice" : "sms";
     const of = measureRoute(route, new Map(route.connectors.map((c) => [c.name, rowsOf.get(c.name) ?? []])));
@@ -254,7 +278,9 @@ export async function measureRouteScores(
         },
       ]),
     );
-    return scoreRoute(route, measured);
+    const views = scoreRoute(route, measured);
+    carriedShares(views, idleOf);
+    return views;
   });
 }
 

@@ -21,8 +21,13 @@ export interface RouteEntry {
 /** What an adaptive route's scores say of one of its connectors. */
 export interface ConnectorScore {
   score: number;
-  /** Share of the route's traffic it gets (the shares of a route's connectors add up to 1). */
+  /**
+   * Share of the route's traffic it gets now: 0 when disabled or down (left out), the others'
+   * shares of what they carry (adding up to 1), as the round robin by `weight` among them gives.
+   */
   share: number;
+  /** Its share were every connector of the route up: its weight in the round robin among those up. */
+  weight: number;
   /** Why, in words: "97.1 % delivered weighted to recent receipts (480 of the last 500), 1.2 s p50, cost 0.11". */
   note: string;
 }
@@ -110,7 +115,9 @@ export function adaptiveOrder(
   const serving = up.filter((entry) => entry.weight > 0);
   if (serving.length === 0) return weightedOrder(up);
   // A connector the scores do not know yet (just added) gets an even share until they do.
-  const shareOf = (entry: RouteEntry) => scores?.get(entry.connector.name)?.share ?? 1 / serving.length;
+  // By weight, not share: one the scores took for down (another worker's view, or a state older
+  // than their last measure) gets its part here as soon as this worker sees it up.
+  const shareOf = (entry: RouteEntry) => scores?.get(entry.connector.name)?.weight ?? 1 / serving.length;
   const best = roundRobin(serving, shareOf);
   const scoreOf = (entry: RouteEntry) => scores?.get(entry.connector.name)?.score ?? 0;
   const rest = serving.filter((entry) => entry !== best).sort((a, b) => scoreOf(b) - scoreOf(a));

@@ -4,7 +4,9 @@
 // GET /admin/api/routes/scores scores them; axe; usable at 390 px (no sideways scroll), where the
 // totals row is a card with each figure named (audit F5). The Carriers page's routes say their
 // strategy, and an adaptive route's connectors their shares, not weights (audit F6); a connector
-// disabled takes no traffic, and both pages say so, the others' shares being of the traffic they carry.
+// disabled takes no traffic, and both pages say so as GET /admin/api/routes/scores does (share 0 and
+// why), the others' shares being of the traffic they carry; enabled again from the page, its shares
+// are read again at once.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -193,20 +195,31 @@ describeInBrowser("console in the browser: margin and routes", () => {
     });
     expect(route.status, route.text).toBe(200);
     expect((await admin("PATCH", "/carriers/spare", { enabled: false })).status).toBe(200);
-    // Both on trial: scored half each; the router leaves the disabled one out.
-    const shares = (await admin("GET", "/routes/scores")).body.data as Array<{ connector: string; share: number }>;
-    expect(shares.map((s) => [s.connector, s.share])).toEqual([
-      ["simulator", 0.5],
-      ["spare", 0.5],
+    // Both on trial: scored half each; the router leaves the disabled one out, and the API says so.
+    type Share = { connector: string; share: number; idle: string | null };
+    const shares = async () =>
+      ((await admin("GET", "/routes/scores")).body.data as Share[]).map((s) => [s.connector, s.share, s.idle]);
+    expect(await shares()).toEqual([
+      ["simulator", 1, null],
+      ["spare", 0, "disabled"],
     ]);
     const { page, context, problems } = await newPage(browser(), t.url, { width: 390, height: 844 });
     await signInAs(page, operator.username, operator.password, "/operator/carriers");
     await page.getByTestId("routes").getByText("(share ").waitFor();
     await noneLoading(page);
-    expect((await cells(page, '[data-testid="routes"] tbody tr')).find((row) => row[0] === "T")?.[3]).toBe(
-      "simulator (share 100.0 %), spare (disabled: no traffic)",
-    );
+    const routeT = async () =>
+      (await cells(page, '[data-testid="routes"] tbody tr')).find((row) => row[0] === "T")?.[3];
+    expect(await routeT()).toBe("simulator (share 100.0 %), spare (disabled: no traffic)");
     await expectNoHorizontalScroll(page, "carriers with a disabled connector at 390 px");
+    // Enabled again here: the route's shares are read again at once, the API's numbers.
+    await page.getByRole("button", { name: "Enable spare" }).click();
+    await expect.poll(routeT).toBe("simulator (share 50.0 %), spare (share 50.0 %)");
+    expect(await shares()).toEqual([
+      ["simulator", 0.5, null],
+      ["spare", 0.5, null],
+    ]);
+    await page.getByRole("button", { name: "Disable spare" }).click();
+    await expect.poll(routeT).toBe("simulator (share 100.0 %), spare (disabled: no traffic)");
     // The Margin page's scores say the same.
     await page.getByRole("link", { name: "Margin, adaptive routes" }).click();
     await page.getByTestId("route-scores").waitFor();

@@ -20,7 +20,7 @@ const STRATEGIES: Record<CarrierRoute["strategy"], string> = {
 /**
  * What a route's connectors get: its weights, its standbys, or for an adaptive route the shares
  * scored now. A connector disabled or down takes nothing (the router leaves it out), so it says
- * so, and an adaptive route's shares are those of the connectors that carry its traffic now.
+ * so, and an adaptive route's shares are those the API gives: of the traffic the others carry.
  */
 function connectorsOf(
   route: CarrierRoute,
@@ -30,20 +30,15 @@ function connectorsOf(
   const key = `${route.route}/${route.prefix || "*"}`;
   const why = (name: string) => idleWhy(carriers?.find((carrier) => carrier.name === name));
   const scoreOf = (name: string) => scores?.find((s) => s.route === key && s.connector === name);
-  const carrying = route.connectors
-    .filter((c) => c.weight !== 0 && why(c.name) === undefined)
-    .reduce((sum, c) => sum + (scoreOf(c.name)?.share ?? 0), 0);
   return route.connectors
     .map((c) => {
       if (c.weight === 0) return `${c.name} (standby)`;
-      const idle = why(c.name);
+      const score = route.strategy === "adaptive" ? scoreOf(c.name) : undefined;
+      const idle = why(c.name) ?? score?.idle;
       if (idle) return `${c.name} (${idle}: no traffic)`;
       if (route.strategy === "weighted") return `${c.name} (weight ${c.weight})`;
       if (route.strategy === "least_cost") return c.name;
-      const score = scoreOf(c.name);
-      return score && carrying > 0
-        ? `${c.name} (share ${((score.share / carrying) * 100).toFixed(1)} %)`
-        : `${c.name} (not scored yet)`;
+      return score ? `${c.name} (share ${(score.share * 100).toFixed(1)} %)` : `${c.name} (not scored yet)`;
     })
     .join(", ");
 }
@@ -58,6 +53,8 @@ function Routes({ carriers }: { carriers: readonly Carrier[] | undefined }) {
     queryKey: ["operator", "route-scores"],
     queryFn: () => data<RouteScore[]>("/admin/api/routes/scores"),
     enabled: adaptive,
+    // As the workers measure them; a connector enabled or disabled here asks again at once.
+    refetchInterval: 5_000,
   });
   const pages = useClientPages(routes.data, 25);
   return (
@@ -118,7 +115,11 @@ export default function Carriers() {
         method: "PATCH",
         json: { enabled: !carrier.enabled },
       }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["operator", "carriers"] }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ["operator", "carriers"] });
+      // An adaptive route's shares change with it: the others take its traffic, or give some back.
+      void queryClient.invalidateQueries({ queryKey: ["operator", "route-scores"] });
+    },
   });
   const pages = useClientPages(carriers.data, 25);
   return (

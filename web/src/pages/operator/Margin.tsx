@@ -7,10 +7,9 @@ import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
 import { formatNumber } from "../../format.js";
-import type { Carrier, MarginAnalytics, RouteScore } from "../../operator-types.js";
+import type { MarginAnalytics, RouteScore } from "../../operator-types.js";
 import { useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Field, PageTitle } from "../../ui.js";
-import { idleWhy } from "./health.js";
 
 const GROUPS = [
   { value: "account", label: "Account" },
@@ -100,22 +99,9 @@ function RouteScores() {
     queryKey: ["operator", "route-scores"],
     queryFn: () => data<RouteScore[]>("/admin/api/routes/scores"),
   });
-  const carriers = useQuery({
-    queryKey: ["operator", "carriers"],
-    queryFn: () => data<Carrier[]>("/admin/api/carriers"),
-  });
   // A connector disabled or down takes none of its route's traffic (the router leaves it out):
-  // the others' shares are of what they carry.
-  const why = (name: string) => idleWhy(carriers.data?.find((carrier) => carrier.name === name));
-  const carrying = new Map<string, number>();
-  for (const row of answer.data ?? []) {
-    if (why(row.connector) === undefined) carrying.set(row.route, (carrying.get(row.route) ?? 0) + row.share);
-  }
-  const shareOf = (row: RouteScore) => {
-    const idle = why(row.connector);
-    const total = carrying.get(row.route) ?? 0;
-    return idle ? `– (${idle})` : percent(total > 0 ? row.share / total : null);
-  };
+  // the API says why, and the others' shares are of what they carry.
+  const shareOf = (row: RouteScore) => (row.idle ? `– (${row.idle})` : percent(row.share));
   return (
     <section aria-labelledby="scores-title">
       <h2 id="scores-title">Adaptive routes</h2>
