@@ -7,9 +7,8 @@ import { Type } from "typebox";
 import { type ExportColumn, exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { listedAccount } from "../../domain/accounts/index.js";
 import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
-import { eachMessage } from "../../domain/messages/index.js";
+import { eachMessage, readableAccount } from "../../domain/messages/index.js";
 import { LIST_PARAMS, listFilter } from "./message-list.js";
 import { deliveryReport } from "./report-format.js";
 
@@ -67,7 +66,7 @@ export function registerMessageExportRoute(v2: TypedRoutes, ctx: Pick<Runtime, "
       const principal = request.principal!;
       const format = exportFormatOf(request.query.format);
       const filter = listFilter(request.query, principal.timeZone);
-      const accountId = await listedAccount(ctx.store.db, principal.accountId, request.query.subaccount);
+      const accountId = (await readableAccount(ctx.store.db, principal.accountId, request.query.subaccount)).id;
       const rows = eachMessage(ctx.store.scanDb(), accountId, filter);
       async function* reports() {
         for await (const row of rows) yield deliveryReport(row);

@@ -9,7 +9,6 @@ import { cursorLimit, MAX_ROW_ID, queryInt, queryWindow } from "../../base/http/
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageStatus } from "../../base/store/schema.js";
-import { listedAccount } from "../../domain/accounts/index.js";
 import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
 import {
   decodeCursor,
@@ -17,6 +16,7 @@ import {
   type ListPosition,
   listMessages,
   type MessageFilter,
+  readableAccount,
   recipientForms,
 } from "../../domain/messages/index.js";
 import { deliveryReports } from "./report-format.js";
@@ -190,7 +190,7 @@ export function registerMessageListRoute(v2: TypedRoutes, ctx: Deps): void {
             'Query parameter "cursor" is not a cursor this list gave (use next_cursor as it is).',
           );
       }
-      const accountId = await listedAccount(ctx.store.db, principal.accountId, query.subaccount);
+      const accountId = (await readableAccount(ctx.store.db, principal.accountId, query.subaccount)).id;
       const page = await listMessages(ctx.store.db, accountId, filter, limit, after);
       return {
         status: "success",

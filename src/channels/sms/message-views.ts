@@ -2,6 +2,8 @@
 //   GET /api/v2/messages/summary     today's and the last 7 days' traffic per channel
 //   GET /api/v2/messages/per-minute  messages per minute over the last hours
 //   GET /api/v2/messages/{id}        one message with its timeline, cost, carrier and webhooks
+// A reseller reads its tree's below it too: `?subaccount=` names an account at any depth below, and
+// a message's page finds a message of its tree by id, naming its sub-account (another tree's: 404).
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
@@ -10,14 +12,13 @@ import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { queryInt } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import type { MessageRow } from "../../base/store/schema.js";
-import { listedAccount } from "../../domain/accounts/index.js";
 import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
 import {
-  findMessage,
   type MessagePartsReader,
   messagesPerMinute,
+  readableAccount,
   trafficSummary,
+  treeMessage,
 } from "../../domain/messages/index.js";
 import { messageDetail } from "./message-detail.js";
 import { MessageDetail, MessageSummary, PerMinute } from "./v2-schemas.js";
@@ -46,7 +47,7 @@ export function registerMessageViewRoutes(
     },
     async (request) => {
       const principal = request.principal!;
-      const accountId = await listedAccount(db, principal.accountId, request.query.subaccount);
+      const { id: accountId } = await readableAccount(db, principal.accountId, request.query.subaccount);
       const summary = await trafficSummary(db, accountId, ctx.clock.now(), principal.timeZone);
       return {
         status: "success",
@@ -78,7 +79,7 @@ export function registerMessageViewRoutes(
     async (request) => {
       const { hours, subaccount } = request.query;
       const span = queryInt(hours, "hours", PER_MINUTE_HOURS, 1, PER_MINUTE_HOURS);
-      const accountId = await listedAccount(db, request.principal!.accountId, subaccount);
+      const { id: accountId } = await readableAccount(db, request.principal!.accountId, subaccount);
       const series = await messagesPerMinute(db, accountId, ctx.clock.now(), span);
       return {
         status: "success",
@@ -107,10 +108,14 @@ export function registerMessageViewRoutes(
       const { id } = request.params;
       const principal = request.principal!;
       const queueId = storedQueueId(id);
-      const row: MessageRow | undefined = queueId ? await findMessage(db, principal.accountId, queueId) : undefined;
-      // Another account's message is answered exactly as an unknown id.
-      if (!row) throw new GatewayError("not_found", `No message with id "${id}" in this account.`);
-      return { status: "success", data: await messageDetail(db, row, ctx.messageParts) };
+      const found = queueId ? await treeMessage(db, principal.accountId, queueId) : undefined;
+      // Another tree's message is answered exactly as an unknown id.
+      if (!found) throw new GatewayError("not_found", `No message with id "${id}" in this account.`);
+      const detail = await messageDetail(db, found.row, ctx.messageParts);
+      return {
+        status: "success",
+        data: found.subaccount === undefined ? detail : { ...detail, subaccount: found.subaccount },
+      };
     },
   );
 }

@@ -341,6 +341,12 @@ export const MessageDetail = Type.Object(
       ],
       { description: "The fallback chain the message is a step of, or null." },
     ),
+    subaccount: Type.Optional(
+      Type.String({
+        description:
+          "A reseller reading a message of an account below it (any depth): that sub-account's username; absent for the reader's own.",
+      }),
+    ),
   },
   { title: "MessageDetail" },
 );

@@ -10,9 +10,9 @@ import { cursorLimit, queryWindow } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db, RefusalsTable } from "../../base/store/schema.js";
-import { listedAccount, requireAccount, usernamesOf } from "../accounts/index.js";
+import { requireAccount, usernamesOf } from "../accounts/index.js";
 import { SubAccountParam } from "../accounts/v2-schemas.js";
-import { findBulkJob } from "../messages/index.js";
+import { findBulkJob, readableAccount } from "../messages/index.js";
 import { OperatorRefusalPage, RefusalPage } from "./refusal-schemas.js";
 import { decodeRefusalCursor, encodeRefusalCursor, listRefusals, type RefusalFilter } from "./rows.js";
 
@@ -33,7 +33,7 @@ export const REFUSAL_PARAMS = {
   per_page: text(10),
   cursor: text(100),
 };
-/** v2's own: a reseller lists one of its sub-accounts' refusals with `subaccount`. */
+/** v2's own: a reseller lists the refusals of an account below it (any depth) with `subaccount`. */
 const ListQuery = Type.Object({ ...REFUSAL_PARAMS, subaccount: SubAccountParam });
 /** The operator's own: one account's (`-`: the unauthenticated), and the username a password login named. */
 const AdminQuery = Type.Object({ ...REFUSAL_PARAMS, account: text(64), username: text(64) });
@@ -176,11 +176,12 @@ export function registerV2RefusalRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const principal = request.principal!;
       const { filter, limit, before } = refusalQuery(request.query, principal.timeZone);
-      filter.accountId = await listedAccount(ctx.store.db, principal.accountId, request.query.subaccount);
+      const listed = await readableAccount(ctx.store.db, principal.accountId, request.query.subaccount);
+      filter.accountId = listed.id;
       await narrowToJob(ctx.store.db, filter, filter.accountId);
       const page = await listRefusals(ctx.store.db, filter, limit, before);
-      // A parent reading its sub-account's refusals knows its own level (decision 0158).
-      const levelsKnown = filter.accountId === principal.accountId ? 0 : 1;
+      // A reseller reading its tree's refusals knows the levels up to its own (decision 0158).
+      const levelsKnown = listed.levels;
       return {
         status: "success",
         data: page.rows.map((row) => describeRefusal(row, levelsKnown)),

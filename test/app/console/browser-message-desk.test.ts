@@ -67,7 +67,10 @@ describeInBrowser("console in the browser: the message desk", () => {
     expect(new URL(own.page.url()).searchParams.get("from")).toBe("2026-11-20T10:14");
     // Both at once: while the narrowed list loads, neither number is on the page.
     await expect
-      .poll(async () => [await own.page.getByText("9812340012").count(), await own.page.getByText("9812340013").count()])
+      .poll(async () => [
+        await own.page.getByText("9812340012").count(),
+        await own.page.getByText("9812340013").count(),
+      ])
       .toEqual([1, 0]);
     expect(await own.page.getByLabel(/From \(time\), (IST|GMT\+5:30)/).count()).toBe(1);
     await expectNoHorizontalScroll(own.page, "messages searched by time");

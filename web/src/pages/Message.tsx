@@ -3,7 +3,7 @@
 // with the URL it posted to: a delivery follows the account's current URL), from
 // GET /api/v2/messages/{id}. Refreshed while the message is not final.
 import { useQuery } from "@tanstack/react-query";
-import { data } from "../api.js";
+import { data, withQuery } from "../api.js";
 import { formatInstantsIn, formatTime, plural, walletName, zoneLabel } from "../format.js";
 import type { OperatorMessageDetail } from "../operator-types.js";
 import { Link } from "../router.js";
@@ -55,6 +55,19 @@ export default function MessagePage({ params }: { params: Record<string, string>
   return <MessageView path={`/api/v2/messages/${encodeURIComponent(id)}`} back="/messages" />;
 }
 
+/** A reseller's page of a message of an account below it: whose it is, and the way to its other messages. */
+function SubAccountFact({ username }: { username: string }) {
+  return (
+    <>
+      <dt>Sub-account</dt>
+      <dd data-testid="message-subaccount">
+        <Link to={withQuery("/messages", { subaccount: username })}>{username}</Link> (its messages) ·{" "}
+        <Link to={withQuery("/refusals", { subaccount: username })}>its refused sends</Link>
+      </dd>
+    </>
+  );
+}
+
 /**
  * One message from `path` (the account's route, or the operator's, whose answer names the account
  * too), with a link `back` to the list it came from. The operator's (`operator`) does not read
@@ -82,7 +95,8 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
     );
   }
   if (!detail.data) return <Busy />;
-  const { message, cost, carrier, parts, timeline, webhooks } = detail.data;
+  const { message, cost, carrier, parts, timeline, webhooks, subaccount } = detail.data;
+  const backTo = subaccount ? withQuery("/messages", { subaccount }) : back;
   // A carrier's refusal at submit keeps its connector, with no id of the carrier's.
   const refusedAtSubmit = message.status === "failed" && carrier.connector !== null && !carrier.vendor_message_id;
   return (
@@ -116,6 +130,7 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
             </dd>
           </>
         ) : null}
+        {subaccount ? <SubAccountFact username={subaccount} /> : null}
         <dt>Message id</dt>
         <dd>
           <code>{message.message_id}</code>
@@ -183,7 +198,7 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
           link={detail.data.chain}
           messageId={message.message_id}
           tz={tz}
-          own={detail.data.account === undefined}
+          own={detail.data.account === undefined && !subaccount}
         />
       ) : null}
 
@@ -237,7 +252,8 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
         <h2 id="webhooks-title">Webhook deliveries</h2>
         {webhooks.length === 0 ? (
           // The webhook settings are read with `develop`: a role without it is told only what is so.
-          operator || !canDo(session, "develop") ? (
+          // A sub-account's message follows its own webhook settings, not the reader's.
+          operator || subaccount || !canDo(session, "develop") ? (
             <p data-testid="webhook-note">None for this message.</p>
           ) : (
             <NoWebhookNote status={message.status} />
@@ -271,7 +287,7 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
         ))}
       </section>
       <p>
-        <Link to={back}>Back to the messages</Link>
+        <Link to={backTo}>Back to the messages</Link>
       </p>
     </>
   );

@@ -1,8 +1,10 @@
 // GET /api/v2/messages with its filters, a search by number, message id or broadcast id,
 // and its cursor pagination (Next follows next_cursor; Previous goes back one page). A choice
 // (channel, status, a date or a time of day) applies at once; the search text when it is searched.
-// ?subaccount= (a reseller's link from Sub-accounts) lists that sub-account's messages instead.
-// A search by number links to the refusals to that number (a refused send is not a message).
+// ?subaccount= (a reseller's link from Sub-accounts) lists that sub-account's messages instead (any
+// account below the reseller), each opening its message page, with a link to its refused sends.
+// A search by number links to the refusals to that number (a refused send is not a message); a
+// search by message id that lists nothing offers its page, which finds a sub-account's message too.
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { request, withQuery } from "../api.js";
@@ -73,7 +75,9 @@ export default function Messages() {
       <PageTitle>{filters.subaccount ? `Messages of ${filters.subaccount}` : "Messages"}</PageTitle>
       {filters.subaccount ? (
         <p data-testid="subaccount-filter">
-          Your sub-account {filters.subaccount}'s messages · <Link to="/subaccounts">Sub-accounts</Link> ·{" "}
+          Your sub-account {filters.subaccount}'s messages ·{" "}
+          <Link to={withQuery("/refusals", { subaccount: filters.subaccount })}>its refused sends</Link> ·{" "}
+          <Link to="/subaccounts">Sub-accounts</Link> ·{" "}
           <a
             href="/messages"
             onClick={(event) => {
@@ -167,13 +171,9 @@ export default function Messages() {
                 {list.data.data.map((message) => (
                   <tr key={message.message_id}>
                     <td>
-                      {filters.subaccount ? (
-                        formatTime(message.created_at, session.time_zone)
-                      ) : (
-                        <Link to={`/messages/${message.message_id}`}>
-                          {formatTime(message.created_at, session.time_zone)}
-                        </Link>
-                      )}
+                      <Link to={`/messages/${message.message_id}`}>
+                        {formatTime(message.created_at, session.time_zone)}
+                      </Link>
                     </td>
                     <td>{message.mobile}</td>
                     <td>{message.channel}</td>
@@ -192,12 +192,17 @@ export default function Messages() {
               </tbody>
             </table>
           </div>
-          {searched.recipient && !filters.subaccount ? (
+          {searched.recipient ? (
             <RefusedSendsNote
               recipient={searched.recipient}
               found={list.data.data.length > 0}
-              refusals={withQuery("/refusals", { recipient: searched.recipient })}
+              refusals={withQuery("/refusals", { recipient: searched.recipient, subaccount: filters.subaccount })}
             />
+          ) : list.data.data.length === 0 && searched.id && /^q/i.test(searched.id) ? (
+            <p data-testid="open-by-id">
+              No messages match in this list. A message of one of your sub-accounts opens by its id:{" "}
+              <Link to={`/messages/${encodeURIComponent(searched.id)}`}>{searched.id}</Link>.
+            </p>
           ) : list.data.data.length === 0 ? (
             <p>No messages match.</p>
           ) : null}

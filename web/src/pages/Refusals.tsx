@@ -1,8 +1,10 @@
 // GET /api/v2/refusals: the account's refused sends, newest first, with the filters (from, to,
 // error code, recipient) and cursor pages; each refusal a card (what was asked, the answer as
 // its family wrote it, why), so the page reads on a phone without scrolling sideways. The
-// operator's page (operator/Refusals.tsx) uses the same filters and cards.
+// operator's page (operator/Refusals.tsx) uses the same filters and cards. ?subaccount= (a
+// reseller's link from a sub-account's messages) lists that sub-account's refusals instead.
 import type { ReactNode } from "react";
+import { withQuery } from "../api.js";
 import { CursorList, type FilterField, FilterForm, type Filters, useQueryFilters } from "../filters.js";
 import { formatTime, zoneLabel } from "../format.js";
 import { Link } from "../router.js";
@@ -118,13 +120,22 @@ export function RefusalList<R extends Refusal>({
 }
 
 export default function Refusals() {
-  const filters = useQueryFilters(REFUSAL_FILTERS.map((field) => field.name));
+  // The form keeps `subaccount` as it is (no field of its own): a search stays in the sub-account's.
+  const filters = useQueryFilters([...REFUSAL_FILTERS.map((field) => field.name), "subaccount"]);
+  const sub = filters.subaccount;
   return (
     <>
-      <PageTitle>Refusals</PageTitle>
+      <PageTitle>{sub ? `Refusals of ${sub}` : "Refusals"}</PageTitle>
+      {sub ? (
+        <p data-testid="subaccount-filter">
+          Your sub-account {sub}'s refused sends ·{" "}
+          <Link to={withQuery("/messages", { subaccount: sub })}>its messages</Link> ·{" "}
+          <Link to="/refusals">Your own refusals</Link>
+        </p>
+      ) : null}
       <p>
-        Sends the gateway refused, from every API and SMPP, with the answer your client got and why. Kept 30 days by
-        default.
+        Sends the gateway refused, from every API and SMPP, with the answer {sub ? "its" : "your"} client got and why.
+        Kept 30 days by default.
       </p>
       <FilterForm
         page="/refusals"

@@ -1,0 +1,102 @@
+// A reseller supporting its own customers in a real browser, at phone width: from its grandchild's
+// messages (top → mid → leaf, ?subaccount=leaf) it opens the failed message's page (the failure in
+// words, the sub-account named), goes on to the sub-account's refused sends (why each was refused)
+// and back; a message id searched that its own list does not hold is offered by its page. Another
+// reseller's customer's message and refusals are not found (the API's 404 in words), never shown.
+// The axe check and no sideways scroll on each page.
+import { beforeAll, expect, it } from "vitest";
+import {
+  describeInBrowser,
+  expectAccessible,
+  expectNoHorizontalScroll,
+  noneLoading,
+  useConsole,
+} from "../../helpers/browser.js";
+import { buildAccount, type TestAccount } from "../../helpers/gateway.js";
+import { resellerTree, subAccount } from "../../helpers/resellers.js";
+import { FAST_SIMULATOR, sendSms, waitForStatus } from "../../helpers/sms.js";
+
+const FAILS = "9876500001";
+
+describeInBrowser("console in the browser: a reseller reads its sub-accounts' messages and refusals", () => {
+  const { gateway, phonePage } = useConsole({ env: FAST_SIMULATOR });
+  let top: TestAccount;
+  let leaf: TestAccount;
+  let otherSub: TestAccount;
+  let failed: string;
+  let foreign: string;
+
+  beforeAll(async () => {
+    const t = gateway();
+    ({ top, leaf } = await resellerTree(t, t.clock));
+    otherSub = await subAccount(t, await buildAccount(t));
+    const sent = await sendSms(t, leaf, {
+      sender_id: "SWBRD",
+      recipient: FAILS,
+      message: "Order 77 ships",
+      route: "T",
+    });
+    expect(sent.status, sent.text).toBe(200);
+    failed = sent.body.data.message_id;
+    await waitForStatus(t, leaf, failed);
+    const refused = await sendSms(t, leaf, { sender_id: "NOSUCH", recipient: "9876540031", message: "hi", route: "T" });
+    expect(refused.status, refused.text).toBe(422);
+    const theirs = await sendSms(t, otherSub, { sender_id: "SWBRD", recipient: "9876540032", message: "hi" });
+    expect(theirs.status, theirs.text).toBe(200);
+    foreign = theirs.body.data.message_id;
+    await t.gateway.ctx.refusals.flush();
+  });
+
+  it("opens a grandchild's failed message and its refused sends at 390 px", async () => {
+    const { page, context, problems } = await phonePage(top, `/messages?subaccount=${leaf.username}`);
+    await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
+    await noneLoading(page);
+    const rows = page.locator("table.messages tbody tr");
+    await expect.poll(() => rows.count()).toBe(1);
+    await expectNoHorizontalScroll(page, "a sub-account's messages");
+    await expectAccessible(page, "a sub-account's messages");
+
+    await rows.first().getByRole("link").click();
+    await page.getByRole("heading", { name: `Message to ${FAILS}` }).waitFor();
+    expect(await page.getByTestId("message-status").textContent()).toContain("failed");
+    expect(await page.getByRole("note").textContent()).toMatch(/Failed: .*UNDELIV/s);
+    expect(await page.getByTestId("message-subaccount").textContent()).toContain(leaf.username);
+    expect(await page.getByTestId("webhook-note").textContent()).toBe("None for this message.");
+    await expectNoHorizontalScroll(page, "a sub-account's message");
+    await expectAccessible(page, "a sub-account's message");
+
+    await page.getByTestId("message-subaccount").getByRole("link", { name: "its refused sends" }).click();
+    await page.getByRole("heading", { name: `Refusals of ${leaf.username}` }).waitFor();
+    const cards = page.getByRole("list", { name: "Refused sends" }).getByRole("listitem");
+    await expect.poll(() => cards.count()).toBe(1);
+    expect(await cards.first().textContent()).toContain("invalid_sender_id");
+    await expectNoHorizontalScroll(page, "a sub-account's refusals");
+    await expectAccessible(page, "a sub-account's refusals");
+    // A search there stays in the sub-account's refusals.
+    await page.getByLabel("Error code").fill("invalid_sender_id");
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("subaccount")).toBe(leaf.username);
+    await expect.poll(() => cards.count()).toBe(1);
+
+    // The top's own list does not hold the grandchild's message; its id opens its page.
+    await page.goto(`/messages?q=${failed}`);
+    await page.getByTestId("open-by-id").getByRole("link", { name: failed }).click();
+    await page.getByRole("heading", { name: `Message to ${FAILS}` }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("shows another reseller's customer's message and refusals as not found", async () => {
+    const { page, context } = await phonePage(top, `/messages/${foreign}`);
+    await page.getByRole("heading", { name: "Message" }).waitFor();
+    await expect.poll(async () => (await page.getByRole("alert").textContent()) ?? "").toContain("No message with id");
+    expect(await page.locator("main").textContent()).not.toContain(otherSub.username);
+    await page.goto(`/refusals?subaccount=${otherSub.username}`);
+    await expect
+      .poll(async () => (await page.getByRole("alert").textContent()) ?? "")
+      .toContain(`No sub-account named "${otherSub.username}"`);
+    expect(await page.getByRole("list", { name: "Refused sends" }).count()).toBe(0);
+    await expectNoHorizontalScroll(page, "another tree's refusals");
+    await context.close();
+  }, 120_000);
+});
