@@ -176,6 +176,32 @@ export async function sendCode(
   settings: VerifySettings,
   send: CodeSend,
 ): Promise<{ messageId: string }> {
+  try {
+    return await sendBy(deps, principal, settings, send);
+  } catch (error) {
+    throw namingRecipient(error, send.recipient);
+  }
+}
+
+/**
+ * A refused number named as the Verify body names it, `recipient`: the SMS rules name no field,
+ * WhatsApp's send names its own `to` (and says so in its words).
+ */
+function namingRecipient(error: unknown, recipient: string): unknown {
+  if (!(error instanceof GatewayError) || error.code !== "invalid_recipient") return error;
+  const message =
+    error.details?.field === "to"
+      ? `"recipient" must be a WhatsApp number in digits with its country code, e.g. 919876543210 (got "${recipient.slice(0, 32)}").`
+      : error.message;
+  return new GatewayError(error.code, message, { ...error.details, field: "recipient" });
+}
+
+async function sendBy(
+  deps: CodeSendDeps,
+  principal: Principal,
+  settings: VerifySettings,
+  send: CodeSend,
+): Promise<{ messageId: string }> {
   const why = await cannotSendBy(deps, principal.accountId, send.channel, settings, send.recipient);
   if (why) throw unavailable(send.channel, why);
   if (send.channel === "whatsapp") {
