@@ -61,12 +61,14 @@ export function addAuditCommands(program: Command): void {
             row.actor_user ? `${row.actor}/${row.actor_user}` : row.actor,
             row.channel,
             row.address,
+            // The account the entry concerns: a target such as "webhook URLs" does not name it.
+            row.account,
             row.action,
             row.target,
             change(row.before, row.after),
           ]);
           const listing = table(
-            ["SEQ", "AT", "ACTOR", "CHANNEL", "ADDRESS", "ACTION", "TARGET", "BEFORE → AFTER"],
+            ["SEQ", "AT", "ACTOR", "CHANNEL", "ADDRESS", "ACCOUNT", "ACTION", "TARGET", "BEFORE → AFTER"],
             rows,
             "no entries match",
           );

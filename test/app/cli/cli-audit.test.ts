@@ -53,6 +53,10 @@ describeEachEngine("switchboard CLI: audit", (engine) => {
     const text = await cliOk(["audit", "list", "--account", "shop", "--limit", "2"], env);
     expect(text).toMatch(/^SEQ\s+AT\s+ACTOR/);
     expect(text).toContain("credits.topup");
+    // Each row names the account it concerns, as the API's `account` and the console's card do
+    // (a target such as "webhook URLs" or "key 3" does not).
+    expect(text).toMatch(/^SEQ\s+AT\s+ACTOR\s+CHANNEL\s+ADDRESS\s+ACCOUNT\s+ACTION/);
+    expect(text.split("\n")[1]).toMatch(/\sshop\s+credits\.topup\s/);
     expect(text).toMatch(/more: --cursor \S+/);
     const bad = await runCli(["audit", "list", "--from", "yesterday"], env);
     expect(bad.code).not.toBe(0);
