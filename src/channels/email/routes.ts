@@ -12,6 +12,7 @@ import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
 import { notUtf8Query, queryNotUtf8 } from "../../base/http/body-text.js";
 import { MULTIPART_BOUNDARY } from "../../base/http/form-data.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
+import { ambiguityReason, ambiguousAmong, gatherParams, isJsonBody } from "../../base/http/param-bags.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
@@ -92,8 +93,10 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
     });
     const handle = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
-        const { params, files } = await readRequest(request);
+        const { params, ambiguous, files } = await readRequest(request);
         request.sendFields = params;
+        const unclearLogin = repeatedField(ambiguous, false);
+        if (unclearLogin) throw unclearLogin;
         const principal = await authenticateLegacy(params, ctx.authenticator, request.ip);
         request.principal = principal;
         admitCaller(request, principal);
@@ -101,6 +104,8 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
         // (after an account that is not active, whose -7 the send's checks answer first).
         const notUtf8 = principal.status === "active" ? queryNotUtf8(request.raw.url) : undefined;
         if (notUtf8 !== undefined) throw notUtf8Query(notUtf8);
+        const repeated = repeatedField(ambiguous, principal.status === "active");
+        if (repeated) throw repeated;
         const { broadcastId, leftOut } = await sendEmail(
           {
             store: ctx.store,
@@ -172,23 +177,45 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
   await registerUnsubscribeRoutes(app, ctx);
 }
 
+/** The email parameters the spec writes comma-separated: given twice, or as a JSON array, they are one list. */
+const LIST_FIELDS: ReadonlySet<string> = new Set(["to", "cc", "bcc"]);
+const CREDENTIALS: ReadonlySet<string> = new Set(["api_key", "apikey", "username", "password"]);
+/** Every other parameter the family reads: one value each (an address, a subject, a flag, …). */
+const SINGLE_FIELDS: ReadonlySet<string> = new Set([
+  "from",
+  "subject",
+  "html",
+  "text",
+  "replyto",
+  "templateid",
+  "defaultplaceholders",
+  "trackopens",
+  "trackclicks",
+  "unsubscribe",
+  "sendat",
+  "notifyurl",
+  "callbackdata",
+]);
+
+/**
+ * The refusal of a parameter given twice with different values, or as a JSON array where one value
+ * is read (base/http/param-bags.ts): -7 for a credential (no one login is named, none is tried),
+ * else -11 once the caller is known (`known`).
+ */
+function repeatedField(ambiguous: readonly string[], known: boolean): GatewayError | undefined {
+  const credential = ambiguousAmong(ambiguous, CREDENTIALS);
+  if (credential !== undefined) return new GatewayError("unauthorized", ambiguityReason(credential));
+  const field = known ? ambiguousAmong(ambiguous, SINGLE_FIELDS) : undefined;
+  return field === undefined ? undefined : new GatewayError("invalid_request", ambiguityReason(field), { field });
+}
+
 async function readRequest(
   request: FastifyRequest,
-): Promise<{ params: Record<string, string>; files: UploadedFile[] }> {
-  // Null prototype: a field named `constructor` or `__proto__` is a field, not Object's member.
-  const params: Record<string, string> = Object.create(null);
-  const take = (source: unknown) => {
-    if (source === null || typeof source !== "object" || Array.isArray(source)) return;
-    for (const [name, value] of Object.entries(source as Record<string, unknown>)) {
-      const first = Array.isArray(value) ? value[0] : value;
-      if (typeof first === "string") params[name.toLowerCase()] = first;
-      else if (typeof first === "number" || typeof first === "boolean") params[name.toLowerCase()] = String(first);
-    }
-  };
-  take(request.query);
+): Promise<{ params: Record<string, string>; ambiguous: string[]; files: UploadedFile[] }> {
+  const query = { values: request.query };
   if (!request.isMultipart()) {
-    take(request.body);
-    return { params, files: [] };
+    const body = { values: request.body, json: isJsonBody(request.headers["content-type"]) };
+    return { ...gatherParams([query, body], LIST_FIELDS), files: [] };
   }
   // The multipart reader reads the socket itself, past Fastify's body limit: the length is
   // checked before a byte is read, and a body without one (chunked) is not read at all.
@@ -204,9 +231,11 @@ async function readRequest(
   // The multipart reader takes a body cut short (or with no part at all) as a complete one.
   const closed = watchFor(request.raw, `--${boundary}--`);
   try {
-    const files = await readParts(request, params);
+    // Null prototype: a field named `constructor` or `__proto__` is a field, not Object's member.
+    const fields: Record<string, string[]> = Object.create(null);
+    const files = await readParts(request, fields);
     if (!closed()) throw new GatewayError("invalid_request", "The multipart body ends before its closing boundary.");
-    return { params, files };
+    return { ...gatherParams([query, { values: fields }], LIST_FIELDS), files };
   } catch (error) {
     // Stop parsing what is left: the refusal is decided (the rest is drained after the answer).
     request.raw.unpipe();
@@ -259,7 +288,8 @@ function watchFor(stream: NodeJS.ReadableStream, marker: string): () => boolean 
   };
 }
 
-async function readParts(request: FastifyRequest, params: Record<string, string>): Promise<UploadedFile[]> {
+/** The multipart body's files; its text fields go to `fields`, each name with every value it was given. */
+async function readParts(request: FastifyRequest, fields: Record<string, string[]>): Promise<UploadedFile[]> {
   const files: UploadedFile[] = [];
   for await (const part of request.parts()) {
     const isAttachment = part.fieldname.toLowerCase().startsWith("attachment");
@@ -270,7 +300,7 @@ async function readParts(request: FastifyRequest, params: Record<string, string>
           field: "attachment",
         });
       }
-      params[part.fieldname.toLowerCase()] = String(part.value);
+      fields[part.fieldname] = [...(fields[part.fieldname] ?? []), String(part.value)];
       continue;
     }
     // A file over the limit stops the reading where it passes it, not at the file's end.

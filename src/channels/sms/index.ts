@@ -24,7 +24,8 @@
 //                      message views, …), shared with the console: typebox only
 //   legacy-routes.ts   legacyRoute() (GET+POST, plain text, negative codes; an account not active -16 on
 //                      every call but accountstatus; HEAD as GET on reads, 405 on sends) and GET /api/getcredits
-//   legacy-encoding.ts percent-escapes read as UTF-8: a parameter that is not refused -8 (-9 xmlstring); the form reader
+//   legacy-encoding.ts percent-escapes read as UTF-8: a parameter that is not refused -8 (-9 xmlstring); the form reader;
+//                      a parameter given twice with different values refused -8 (-9 xmlstring, -7 credentials)
 //   legacy-json.ts     a JSON body's numbers and booleans read as form text ({"type": 2}); one past 2^53 -8
 //   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`; at most 100,000 numbers)
 //   ucs2-hex.ts        `type=2` messages: UTF-16BE hex decoded, never throwing

@@ -13,13 +13,14 @@ import { localDayRange } from "../../base/core/time.js";
 import { queryNotUtf8, urlencodedBodyOf } from "../../base/http/body-text.js";
 import { describedFormError, FORM_BODY_LIMIT } from "../../base/http/form-data.js";
 import { sendLegacyError } from "../../base/http/http-errors.js";
+import { ambiguousAmong } from "../../base/http/param-bags.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { approvedTemplates, normalizeDltHeader, requestTemplate, walletBalance } from "../../domain/accounts/index.js";
 import type { Authenticator, Principal } from "../../domain/auth/index.js";
 import { actorOf, admitCaller, authenticateLegacy, inactiveAccount, legacyParams } from "../../domain/auth/index.js";
 import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
 import { leftOutOf } from "../../domain/refusals/index.js";
-import { notUtf8 } from "./legacy-encoding.js";
+import { LEGACY_BEFORE_CALLER, LEGACY_PARAMETERS, notUtf8, repeatedParameter } from "./legacy-encoding.js";
 import { inexactNumber, jsonScalarsAsText } from "./legacy-json.js";
 import { legacyCallInput, legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
@@ -169,13 +170,19 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       try {
         const json = jsonScalarsAsText(request.body);
         request.body = json.body;
-        const params = legacyParams(request);
+        const { params, ambiguous } = legacyParams(request);
+        // Credentials (or XML documents) given twice with different values name no one login; other
+        // parameters are refused once the caller is known, as text that is not UTF-8 is.
+        const unclear = ambiguousAmong(ambiguous, LEGACY_BEFORE_CALLER);
+        if (unclear !== undefined) throw repeatedParameter(unclear);
         const { principal, context } = await authenticate(params, request.ip, request);
         request.principal = principal;
         admitCaller(request, principal);
         if (principal.status !== "active" && !options.anyStatus) throw inactiveAccount(principal, options.doing);
         const notUtf8Name = queryNotUtf8(request.raw.url) ?? request.formNotUtf8;
         if (notUtf8Name !== undefined) throw notUtf8(notUtf8Name);
+        const repeated = ambiguousAmong(ambiguous, LEGACY_PARAMETERS);
+        if (repeated !== undefined) throw repeatedParameter(repeated);
         if (json.inexact !== undefined) throw inexactNumber(json.inexact);
         await throttle(principal);
         const answer = await handler(params, principal, context, request);

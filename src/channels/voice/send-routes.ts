@@ -16,6 +16,7 @@ import {
 import { acceptFormData, isUnreadableForm } from "../../base/http/form-data.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import { nestsDeeperThan } from "../../base/http/json-depth.js";
+import { ambiguityReason, gatherParams, isJsonBody } from "../../base/http/param-bags.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
 import { type Authenticator, admitCaller, type Principal } from "../../domain/auth/index.js";
@@ -64,19 +65,34 @@ export function voiceCode(error: GatewayError): number {
 
 type Params = Record<string, string>;
 
-/** Query and body merged (body wins), names lower-cased; JSON numbers count as text (a `to` written 9876543210). */
-function voiceParams(request: FastifyRequest): Params {
-  // Without a prototype: a parameter named __proto__ or constructor is a name like any other.
-  const out: Params = Object.create(null);
-  for (const source of [request.query, request.body]) {
-    if (source === null || typeof source !== "object" || Array.isArray(source)) continue;
-    for (const [name, value] of Object.entries(source as Record<string, unknown>)) {
-      const first = Array.isArray(value) ? value[0] : value;
-      if (typeof first === "string") out[name.toLowerCase()] = first;
-      else if (typeof first === "number" && Number.isFinite(first)) out[name.toLowerCase()] = String(first);
-    }
-  }
-  return out;
+/**
+ * Query and body merged (body wins), names lower-cased; JSON numbers count as text (a `to` written
+ * 9876543210). A name given twice with different values, or as a JSON array (`"to": [a, b]`, two
+ * calls asked for where one is placed), is refused by its code (base/http/param-bags.ts).
+ */
+function voiceParams(request: FastifyRequest): { params: Params; ambiguous: string[] } {
+  return gatherParams(
+    [{ values: request.query }, { values: request.body, json: isJsonBody(request.headers["content-type"]) }],
+    NO_LISTS,
+  );
+}
+
+const NO_LISTS: ReadonlySet<string> = new Set();
+/** The parameters the family reads, each refused by its own code when given twice with different values. */
+const REPEAT_CODES: ReadonlyMap<string, ErrorCode> = new Map([
+  ["from", "invalid_sender_id"],
+  ["to", "invalid_recipient"],
+  ["text", "missing_message"],
+]);
+
+/** The refusal of a parameter given twice with different values: -7 for the key (before it is tried), else its code. */
+function repeatedParameter(ambiguous: readonly string[], before: "key" | "call"): GatewayError | undefined {
+  const name =
+    before === "key"
+      ? ambiguous.find((n) => n === "apikey" || n === "api_key")
+      : ambiguous.find((n) => REPEAT_CODES.has(n));
+  if (name === undefined) return undefined;
+  return new GatewayError(REPEAT_CODES.get(name) ?? "unauthorized", ambiguityReason(name), { field: name });
 }
 
 function answer(reply: FastifyReply, text: string) {
@@ -114,7 +130,9 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
-      const params = voiceParams(request);
+      const { params, ambiguous } = voiceParams(request);
+      const unclearKey = repeatedParameter(ambiguous, "key");
+      if (unclearKey) throw unclearKey;
       const key = (params.apikey ?? params.api_key)?.trim();
       if (!key) throw new GatewayError("missing_api_key", "Missing API key (apikey).");
       const principal = await ctx.authenticator.byApiKey(key);
@@ -124,6 +142,8 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
       // (after an account that is not active, whose -7 the call's checks answer first).
       const notUtf8 = principal.status === "active" ? queryNotUtf8(request.raw.url) : undefined;
       if (notUtf8 !== undefined) throw new GatewayError("missing_message", notUtf8Query(notUtf8).message);
+      const repeated = principal.status === "active" ? repeatedParameter(ambiguous, "call") : undefined;
+      if (repeated) throw repeated;
       return answer(reply, await placeCall(principal, { from: params.from, to: params.to, text: params.text }));
     } catch (error) {
       return sendVoiceError(request, reply, error);
@@ -157,9 +177,8 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
       try {
         const read = urlencodedBodyOf(request, body as Buffer);
         if (read.notUtf8 !== undefined) throw notUtf8Parameter(read.notUtf8);
-        const params: Params = Object.create(null);
-        for (const [name, value] of Object.entries(read.form)) params[name] = Array.isArray(value) ? value[0]! : value;
-        done(null, params);
+        // A name given twice stays a list: voiceParams judges it.
+        done(null, read.form);
       } catch (error) {
         // The text cannot be read: -6, the reason in the log of refusals.
         done(new GatewayError("missing_message", (error as Error).message), undefined);

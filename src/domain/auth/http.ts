@@ -4,6 +4,7 @@ import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../../base/core/errors.js";
 import { refuseNul } from "../../base/core/text-checks.js";
 import { usernameKey } from "../../base/core/usernames.js";
+import { type GatheredParams, gatherParams, isJsonBody } from "../../base/http/param-bags.js";
 import type { Actor } from "../audit/index.js";
 import type { Authenticator, Principal } from "./authenticator.js";
 import { admitCredential, type RouteScope } from "./key-scopes.js";
@@ -250,32 +251,22 @@ export function actorOf(request: FastifyRequest): Actor {
 }
 
 /**
- * Legacy parameters that take a comma list: given more than once in one query or form
- * (`phonenumber=a&phonenumber=b`, a JSON array), their values are joined with commas, so no
- * number is dropped while the send answers success. Any other name given twice keeps its first.
+ * The legacy parameter that takes a comma list (`phonenumber`, and `mobile`, its other name): given
+ * more than once in one query or form (`phonenumber=a&phonenumber=b`, a JSON array), its values
+ * are joined with commas, so no number is dropped while the send answers success.
  */
-const LIST_PARAMETERS = new Set(["phonenumber"]);
+const LIST_PARAMETERS: ReadonlySet<string> = new Set(["phonenumber", "mobile"]);
 
-/** The parameters of a legacy-style request: query and form body merged (body wins). */
-export function legacyParams(request: FastifyRequest): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const source of [asBag(request.query), asBag(request.body)]) {
-    if (!source) continue;
-    // Names are case-insensitive: `phonenumber` and `PhoneNumber` in one source are one name given twice.
-    const given = new Map<string, string[]>();
-    for (const [name, value] of Object.entries(source)) {
-      const values = (Array.isArray(value) ? value : [value]).filter(
-        (item): item is string => typeof item === "string",
-      );
-      const lower = name.toLowerCase();
-      given.set(lower, [...(given.get(lower) ?? []), ...values]);
-    }
-    for (const [name, values] of given) {
-      if (values.length === 0) continue;
-      out[name] = LIST_PARAMETERS.has(name) ? values.join(",") : (values[0] as string);
-    }
-  }
-  return out;
+/**
+ * The parameters of a legacy-style request: query and body merged (body wins), by
+ * base/http/param-bags.ts's rule; `ambiguous` names those given twice with different values (or
+ * as a JSON array), which the family refuses.
+ */
+export function legacyParams(request: FastifyRequest): GatheredParams {
+  return gatherParams(
+    [{ values: request.query }, { values: request.body, json: isJsonBody(request.headers["content-type"]) }],
+    LIST_PARAMETERS,
+  );
 }
 
 /**
