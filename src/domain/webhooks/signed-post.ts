@@ -4,6 +4,7 @@ import { createHmac } from "node:crypto";
 import type { LookupFunction } from "node:net";
 import type { Agent } from "undici";
 import { BoundedMap } from "../../base/core/bounded-map.js";
+import { GatewayError } from "../../base/core/errors.js";
 import { type Outbound, outboundAgent } from "../../base/http/outbound-pools.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { WebhookDeliveryRow } from "../../base/store/schema.js";
@@ -127,8 +128,27 @@ export class WebhookPoster {
         latencyMs: elapsed(),
       };
     } catch (error) {
-      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      return { statusCode: null, error: message.slice(0, 500), latencyMs: elapsed() };
+      return {
+        statusCode: null,
+        error: attemptError(error, this.options.timeoutMs).slice(0, 500),
+        latencyMs: elapsed(),
+      };
     }
   }
+}
+
+const TIMEOUTS = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+/**
+ * Why an attempt got no answer, in words support reads on a message's page and the delivery log:
+ * the gateway's own refusal as it is worded (an unresolvable or private host), a refused
+ * connection or no answer in time said so, anything else as the error names itself.
+ */
+function attemptError(error: unknown, timeoutMs: number): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error instanceof GatewayError) return error.message;
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  if (code === "ECONNREFUSED") return `The endpoint refused the connection (${error.message}).`;
+  if (TIMEOUTS.has(code)) return `The endpoint did not answer within ${timeoutMs / 1000} s (${error.name}).`;
+  return `${error.name}: ${error.message}`;
 }
