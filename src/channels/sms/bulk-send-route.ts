@@ -21,7 +21,7 @@ import { type AcceptedSend, type AcceptService, findBulkJob, type JobRequest } f
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
 import { MAX_RECIPIENTS_PER_REQUEST, noRecipient, withoutRepeats } from "./recipients.js";
 import { REQUIRED_SEND_FIELDS, SEND_FIELDS, type SendFields } from "./send-fields.js";
-import { acceptIdempotent, namingRecipient } from "./v2-accept.js";
+import { acceptIdempotent, namingField } from "./v2-accept.js";
 import { BulkAccepted, BulkPreview } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -121,11 +121,10 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
     };
     // The numbers are refused whole only when each is (one by one in the answer otherwise), so the
     // refusal is the first number's: recipients[0], or the group's.
+    const recipient = body.group_id === undefined ? "recipients[0]" : "group_id";
     const { order, rejected } = await ctx.smsPolicy
       .decide(principal, input)
-      .catch((error: unknown) =>
-        Promise.reject(namingRecipient(error, body.group_id === undefined ? "recipients[0]" : "group_id")),
-      );
+      .catch((error: unknown) => Promise.reject(namingField(error, { recipient, schedule: "schedule_at" })));
     const { kept, repeats } = withoutRepeats(order.drafts);
     order.drafts = kept;
     const rejections: Rejection[] = [...rejected, ...repeats].map(({ recipient, error }) => ({

@@ -1,9 +1,9 @@
 // Accepting a v2 send with Idempotency-Key: a retry with the same key and body answers what
 // the first request answered, with no second message or charge. Shared by send, the GET
-// variant, schedule and bulk. And the field a refused number is named by.
+// variant, schedule and bulk. And the field of the body a refusal names.
 
 import type { FastifyRequest } from "fastify";
-import { GatewayError, refusalAt } from "../../base/core/errors.js";
+import { type ErrorCode, GatewayError, refusalAt } from "../../base/core/errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Principal } from "../../domain/auth/index.js";
 import type { AcceptedSend, AcceptService, SendOrder } from "../../domain/messages/index.js";
@@ -61,9 +61,22 @@ export async function acceptIdempotent<T, C>(
 }
 
 /**
- * A refused number named by the request's field that held it, as WhatsApp's invalid_recipient
- * names `to`: the SMS rules, shared with the legacy families, name none (or the send's `recipient`).
+ * A refusal of one field of a v2 send's body named by that field (`error.field`), as the schema's
+ * refusals and WhatsApp's are: the SMS rules, shared with the legacy families, name none (a
+ * missing number names the send's `recipient`, which `recipient` here replaces: `recipients[0]`).
  */
-export function namingRecipient(error: unknown, field: string): unknown {
-  return error instanceof GatewayError && error.code === "invalid_recipient" ? refusalAt(error, () => field) : error;
+export function namingField(error: unknown, fields: { recipient: string; schedule: string }): unknown {
+  if (!(error instanceof GatewayError)) return error;
+  const named: Partial<Record<ErrorCode, string>> = {
+    invalid_recipient: fields.recipient,
+    missing_sender_id: "sender_id",
+    invalid_sender_id: "sender_id",
+    missing_message: "message",
+    invalid_route: "route",
+    invalid_schedule: fields.schedule,
+  };
+  const field = named[error.code];
+  if (field === undefined) return error;
+  if (error.code !== "invalid_recipient" && typeof error.details?.field === "string") return error;
+  return refusalAt(error, () => field);
 }

@@ -26,7 +26,7 @@ import { registerMessageViewRoutes } from "./message-views.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
 import { deliveryReport, deliveryReports } from "./report-format.js";
 import { REQUIRED_SEND_FIELDS, SendBody } from "./send-fields.js";
-import { acceptIdempotent, namingRecipient } from "./v2-accept.js";
+import { acceptIdempotent, namingField } from "./v2-accept.js";
 import { Balance, BroadcastReport, DeliveryReport, ScheduleCancellation, SenderId, SmsAccepted } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -119,12 +119,12 @@ function queryBoolean(value: string | undefined, name: string): boolean | undefi
 export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
   const policy = ctx.smsPolicy;
 
-  /** The order of a send of one number: a refused number is named `recipient`. */
-  const decideOne = async (request: FastifyRequest, input: SmsSendInput) => {
+  /** The order of a send of one number; a refusal names its field (`schedule`: the body's schedule's name). */
+  const decideOne = async (request: FastifyRequest, input: SmsSendInput, schedule = "schedule_at") => {
     try {
       return { order: (await policy.decide(request.principal!, input)).order, context: null };
     } catch (error) {
-      throw namingRecipient(error, "recipient");
+      throw namingField(error, { recipient: "recipient", schedule });
     }
   };
 
@@ -213,7 +213,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
         request.principal!,
         "sms/schedule",
         request.body,
-        () => decideOne(request, input),
+        () => decideOne(request, input, "scheduled_at"),
         scheduleAnswer,
       );
     },
