@@ -46,6 +46,12 @@ export function scoringWeights(value: string): Record<string, number> {
   );
 }
 
+/** A share of a route's traffic as a number (its range is checked with the route). */
+function share(value: string): number {
+  if (!/^\d+(?:\.\d+)?$/.test(value.trim())) throw new InvalidArgumentError(`"${value}" is not a number from 0 to 0.5`);
+  return Number(value);
+}
+
 export function addCarrierCommands(program: Command): void {
   const carriers = groupCommand(program, "carriers");
   carriers
@@ -244,21 +250,36 @@ export function addCarrierCommands(program: Command): void {
     );
   routes
     .command("set")
-    .description("add the route for a route code and prefix, or replace its connectors")
+    .description(
+      "add the route for a route code and prefix, or replace its connectors (its strategy and scoring kept unless given)",
+    )
     .requiredOption("--route <code>", "T, P, PS, I, V or * (any SMS route)")
     .option("--prefix <digits>", "leading digits with the country code (9198); every number when left out", "")
     .requiredOption("--connectors <list>", "name[:weight],… in failover order; weight 0 is a standby", connectorList)
-    .option("--strategy <strategy>", "weighted (default), least_cost or adaptive")
+    .option("--strategy <strategy>", "weighted (a new route's), least_cost or adaptive; the route's own when left out")
     .option("--scoring <weights>", "adaptive: delivery:0.7,latency:0.15,cost:0.15", scoringWeights)
+    .option("--explore-share <share>", "adaptive: the traffic spread over every connector, 0 to 0.5 (0.05)", share)
+    .option("--floor-share <share>", "adaptive: the least share of each connector, 0 to 0.5 (0.02)", share)
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
+        // Replacing the connectors keeps what the route was given besides them: an adaptive route
+        // stays adaptive with its scoring unless --strategy says otherwise.
+        const before = opts.strategy
+          ? undefined
+          : (await listRoutes(store.db)).find((r) => r.route === opts.route && r.prefix === opts.prefix);
+        const strategy = opts.strategy ?? before?.strategy;
+        const kept = strategy === "adaptive" && before?.scoring ? before.scoring : undefined;
         const { created, route } = await saveRoute(cliDeps(store), {
           route: opts.route,
           prefix: opts.prefix,
           connectors: opts.connectors,
-          ...(opts.strategy ? { strategy: opts.strategy } : {}),
+          ...(strategy ? { strategy } : {}),
+          ...(kept ? { scoring: { delivery: kept.delivery, latency: kept.latency, cost: kept.cost } } : {}),
+          ...(kept ? { explore_share: kept.explore_share, floor_share: kept.floor_share } : {}),
           ...(opts.scoring ? { scoring: opts.scoring } : {}),
+          ...(opts.exploreShare === undefined ? {} : { explore_share: opts.exploreShare }),
+          ...(opts.floorShare === undefined ? {} : { floor_share: opts.floorShare }),
         });
         print(
           describeRoute(route),

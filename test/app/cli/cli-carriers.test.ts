@@ -82,6 +82,51 @@ describeEachEngine("switchboard CLI: carriers and routes", (engine) => {
     expect(await cliOk(["routes", "list"], env)).toBe("no routes: SMS go to the simulator\n");
   });
 
+  it("replaces an adaptive route's connectors keeping its strategy and scoring, and sets its explore and floor shares", async () => {
+    const set = (...args: string[]) =>
+      cliOk(["routes", "set", "--route", "P", "--prefix", "91", ...args, "--json"], env);
+    const adaptive = JSON.parse(
+      await set(
+        "--connectors",
+        "simulator",
+        "--strategy",
+        "adaptive",
+        "--scoring",
+        "delivery:0.8,latency:0.1,cost:0.1",
+        "--explore-share",
+        "0.3",
+        "--floor-share",
+        "0.05",
+      ),
+    );
+    const kept = {
+      strategy: "adaptive",
+      scoring: { delivery: 0.8, latency: 0.1, cost: 0.1 },
+      explore_share: 0.3,
+      floor_share: 0.05,
+    };
+    expect(adaptive).toMatchObject(kept);
+    // Only the connectors given: the rest of the route as it was (it fell back to weighted).
+    const replaced = JSON.parse(await set("--connectors", "simulator:2"));
+    expect(replaced).toMatchObject({ ...kept, connectors: [{ name: "simulator", weight: 2 }] });
+    expect(JSON.parse(await set("--connectors", "simulator", "--explore-share", "0.1"))).toMatchObject({
+      ...kept,
+      explore_share: 0.1,
+    });
+    // A strategy given replaces it, without the adaptive route's scoring.
+    const weighted = JSON.parse(await set("--connectors", "simulator", "--strategy", "weighted"));
+    expect(weighted.strategy).toBe("weighted");
+    expect(weighted).not.toHaveProperty("scoring");
+    const refused = await runCli(
+      ["routes", "set", "--route", "P", "--connectors", "simulator", "--explore-share", "x"],
+      env,
+    );
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/--explore-share/);
+    expect(refused.stderr).not.toMatch(STACK_TRACE);
+    expect(await cliOk(["routes", "remove", "--route", "P", "--prefix", "91"], env)).toBe("removed route P/91\n");
+  });
+
   it("applies a carriers file as the start does", async () => {
     const file = write(
       "carriers.json",
