@@ -10,7 +10,8 @@ export function legacySendInput(params: Record<string, string>): SmsSendInput {
   const base = common(params);
   const message = params.message;
   if (message !== undefined && message !== "") {
-    if (params.type !== "2") return { ...base, message };
+    // `type= 2` or `type=2+` (a template's stray space) is type 2: the hex is never sent as the text.
+    if (params.type?.trim() !== "2") return { ...base, message };
     const decoded = decodeUtf16BeHex(message);
     if (decoded === undefined) {
       throw new GatewayError(
@@ -73,10 +74,11 @@ function common(params: Record<string, string>): Omit<SmsSendInput, "message"> {
 
 /** `shorturl=1` shortens the message's links, `0` does not; absent: the account's default. */
 function shortUrlParam(value: string | undefined): boolean | undefined {
-  if (value === undefined || value === "") return undefined;
-  if (value === "1") return true;
-  if (value === "0") return false;
-  throw new GatewayError("invalid_request", `shorturl must be 1 or 0, not "${value.slice(0, 20)}".`, {
+  const given = value?.trim();
+  if (given === undefined || given === "") return undefined;
+  if (given === "1") return true;
+  if (given === "0") return false;
+  throw new GatewayError("invalid_request", `shorturl must be 1 or 0, not "${given.slice(0, 20)}".`, {
     field: "shorturl",
   });
 }
