@@ -12,7 +12,14 @@ import { operatorAnswer, type TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
 import type { AuditLogTable } from "../base/store/schema.js";
 import type { Db } from "../base/store/store.js";
-import { ancestorsOf, getAccount, requireAccount, SUB_ACCOUNT_CARD, usernamesOf } from "../domain/accounts/index.js";
+import {
+  ancestorsOf,
+  getAccount,
+  operatorAccountIds,
+  requireAccount,
+  SUB_ACCOUNT_CARD,
+  usernamesOf,
+} from "../domain/accounts/index.js";
 import {
   AUDIT_EXPORT_COLUMNS,
   AUDIT_FILTER_PARAMS,
@@ -55,6 +62,8 @@ async function described(db: Db, rows: Selectable<AuditLogTable>[], reader: Read
   const outside = own !== undefined ? await outsideTree(db, rows, own) : new Set();
   // A sub-account reads its own price as `your price` (decision 0150), in its log too (decision 0165).
   const whiteLabel = own !== undefined && ((await getAccount(db, own))?.parent_id ?? null) !== null;
+  // Another customer's team logins are its own business (decision 0189).
+  const named = own !== undefined ? await namedActors(db, own) : undefined;
   return rows.map((row) => {
     const entry = describeAuditEntry(row, row.account_id === null ? null : (names.get(Number(row.account_id)) ?? null));
     const foreign = reader.own && Number(row.actor_account_id) !== reader.accountId;
@@ -63,6 +72,7 @@ async function described(db: Db, rows: Selectable<AuditLogTable>[], reader: Read
     return {
       ...entry,
       ...(foreign ? { credential: null, address: null } : {}),
+      ...(named && !named.includes(Number(row.actor_account_id)) ? { actor_user: null } : {}),
       ...(stranger ? { before: withoutBalance(entry.before), after: withoutBalance(entry.after) } : {}),
       ...(priced ? { before: asOwnPrice(entry.before), after: asOwnPrice(entry.after) } : {}),
     };
@@ -95,6 +105,15 @@ async function outsideTree(db: Db, rows: Selectable<AuditLogTable>[], readerId: 
   return outside;
 }
 
+/**
+ * The accounts whose logins `readerId` reads: itself, its parents (its provider) and the
+ * operator's, whose staff it reads (decision 0141); a transfer's sender is named, not its login.
+ */
+async function namedActors(db: Db, readerId: number): Promise<number[]> {
+  const parents = await ancestorsOf(db, (await getAccount(db, readerId))?.parent_id ?? null);
+  return [readerId, ...parents.map((parent) => parent.id), ...(await operatorAccountIds(db))];
+}
+
 function withoutBalance(value: unknown): unknown {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
   const { balance: _balance, ...rest } = value as Record<string, unknown>;
@@ -111,6 +130,7 @@ export async function readerOf(db: Db, account: string | undefined): Promise<Rea
 export async function auditPage(db: Db, query: AuditQuery, timeZone: string, reader: Reader) {
   const { filter, limit, before } = auditQuery(query, timeZone);
   if (reader.accountId !== undefined) filter.accountId = reader.accountId;
+  if (reader.own && reader.accountId !== undefined) filter.namedActors = await namedActors(db, reader.accountId);
   const page = await listAudit(db, filter, limit, before);
   return {
     status: "success" as const,
@@ -123,6 +143,7 @@ export async function auditPage(db: Db, query: AuditQuery, timeZone: string, rea
 async function* exportRows(db: Db, query: AuditQuery, timeZone: string, reader: Reader) {
   const filter = auditFilterOf(query, timeZone);
   if (reader.accountId !== undefined) filter.accountId = reader.accountId;
+  if (reader.own && reader.accountId !== undefined) filter.namedActors = await namedActors(db, reader.accountId);
   // The operator's export carries what each hash covers (decision 0162); an account's own does
   // not: it covers fields its lines leave out (others' credentials, balances outside its tree).
   const page = async (rows: Selectable<AuditLogTable>[]) => {

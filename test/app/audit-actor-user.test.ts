@@ -111,6 +111,43 @@ describeEachEngine("audit log by actor_user", (engine) => {
     expect(olga.text.trim().split("\n")).toHaveLength(2);
   });
 
+  it("names no other customer's login on an account's list: a transfer's sender is named, not who of its team sent it", async () => {
+    const dealer = await buildAccount(t, { credits: { sms: 20 } });
+    const dealerKey = { authorization: `Bearer ${dealer.apiKey}` };
+    const billy = await call(t, "POST", "/api/v2/users", {
+      headers: dealerKey,
+      json: { login: "billy", user_role: "billing", password: "billy-password-1" },
+    });
+    expect(billy.status, billy.text).toBe(201);
+    const session = await signInAs(t, dealer.username, "billy", "billy-password-1");
+    const moved = await callAs(t, session, "POST", "/api/v2/credits/transfer", {
+      json: { recipient_username: shop.username, amount: 2 },
+    });
+    expect(moved.status, moved.text).toBe(200);
+
+    const received = await call(t, "GET", "/api/v2/audit?action=credits", { headers: shopKey });
+    const entry = received.body.data.find((row: { actor: string }) => row.actor === dealer.username);
+    expect(entry).toMatchObject({ actor_user: null, credential: null, address: null });
+    // Olga is the operator's staff: the shop still reads her login.
+    expect(actions(received.body.data)).toContain("credits.topup/olga");
+    const exported = await call(t, "GET", "/api/v2/audit/export?format=jsonl", { headers: shopKey });
+    expect(exported.text).not.toContain("billy");
+    // Nor can the shop find it by guessing the login.
+    const guessed = await call(t, "GET", "/api/v2/audit?actor_user=billy", { headers: shopKey });
+    expect(guessed.body.data).toEqual([]);
+    const guessedExport = await call(t, "GET", "/api/v2/audit/export?format=jsonl&actor_user=billy", {
+      headers: shopKey,
+    });
+    expect(guessedExport.text.trim()).toBe("");
+    // The sender and the operator read who did it.
+    const sent = await call(t, "GET", "/api/v2/audit?actor_user=billy", { headers: dealerKey });
+    expect(sent.body.data.map((row: { action: string }) => row.action)).toContain("credits.transfer_in");
+    const operatorView = await call(t, "GET", `/admin/api/audit?account=${shop.username}&actor_user=billy`, {
+      headers: opKey,
+    });
+    expect(operatorView.body.data.length).toBeGreaterThan(0);
+  });
+
   it("answers a bad actor_user 400 naming it, in each family's words", async () => {
     const long = await call(t, "GET", `/admin/api/audit?actor_user=${"a".repeat(65)}`, { headers: opKey });
     expect(long.status).toBe(400);

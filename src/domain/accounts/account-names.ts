@@ -54,3 +54,9 @@ export async function inactiveAccountIds(db: Db): Promise<number[]> {
     select distinct id from down`.execute(db);
   return rows.map((row) => Number(row.id));
 }
+
+/** The operator accounts' ids (one, or a few). */
+export async function operatorAccountIds(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom("accounts").select("id").where("role", "=", "operator").execute();
+  return rows.map((row) => row.id);
+}

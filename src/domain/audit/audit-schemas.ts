@@ -15,7 +15,7 @@ export const AuditEntry = Type.Object(
     actor: Type.String({ description: "The account whose credentials made the change; `cli` for the CLI." }),
     actor_user: NullableString({
       description:
-        "The login that acted: a session's, or the maker of the API key that acted (null for a key that records none).",
+        "The login that acted: a session's, or the maker of the API key that acted (null for a key that records none). In v2, null on another customer's entries: only the account's own, its parents' and the operator's logins are named.",
     }),
     channel: OneOf(["console", "api", "operator_api", "cli"] as const, {
       description: "console (a signed-in session), api (an account's API key), operator_api (an operator key), cli.",

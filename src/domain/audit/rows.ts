@@ -19,6 +19,8 @@ export interface AuditFilter {
   actor?: string;
   /** The login that acted (a staff member, a team user, the owner login), any case (decision 0126). */
   actorUser?: string;
+  /** With actorUser: the accounts whose logins the reader reads; another account's never match. */
+  namedActors?: number[];
   /** How the change came in, as the entries name it: `key:12` (an API key), `session:<id>`, `user@host` (the CLI). */
   credential?: string;
   /** Part of the target's words (`template 12`, `acme`). */
@@ -53,6 +55,8 @@ function filtered(db: Db, filter: AuditFilter) {
   const { actorUser } = filter;
   if (actorUser !== undefined) {
     query = query.where((eb) => eb(eb.fn("lower", [eb.ref("actor_user")]), "=", actorUser.toLowerCase()));
+    const named = filter.namedActors;
+    if (named !== undefined) query = query.where("actor_account_id", "in", named);
   }
   if (filter.credential !== undefined) query = query.where("credential", "=", filter.credential);
   if (filter.target !== undefined) {
