@@ -13,16 +13,24 @@ export interface TextResponse {
 /** A parameter given as undefined is left out of the request. */
 export type Params = Record<string, string | undefined>;
 
-function encode(params: Params): string {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) search.append(name, value);
-  return search.toString();
+/** Parameters in order, a name given more than once. */
+type Pairs = [string, string][];
+
+function pairsOf(params: Params | Pairs): [string, string][] {
+  if (Array.isArray(params)) return params;
+  return Object.entries(params).flatMap(([name, value]): [string, string][] =>
+    value === undefined ? [] : [[name, value]],
+  );
+}
+
+function encode(params: Params | Pairs): string {
+  return new URLSearchParams(pairsOf(params)).toString();
 }
 
 /** The parameters as multipart/form-data fields (fetch writes the boundary). */
-function formData(params: Params): FormData {
+function formData(params: Params | Pairs): FormData {
   const form = new FormData();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) form.append(name, value);
+  for (const [name, value] of pairsOf(params)) form.append(name, value);
   return form;
 }
 
@@ -33,7 +41,7 @@ function formData(params: Params): FormData {
 export async function legacy(
   t: TestGateway,
   path: string,
-  params: Params,
+  params: Params | Pairs,
   method: "GET" | "POST" | "MULTIPART" = "GET",
 ): Promise<TextResponse> {
   const query = encode(params);

@@ -5,6 +5,7 @@
 import { expect, it } from "vitest";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import { call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { legacy } from "../../helpers/legacy.js";
 import { base, emailAccount } from "./helpers.js";
 
 const PATH = "/httpemailapi/v1/send";
@@ -31,20 +32,9 @@ async function messageCount(t: TestGateway, account: TestAccount): Promise<numbe
 
 /** A send with `pairs` in order (a name may repeat): GET, POST (urlencoded) or MULTIPART; its plain-text answer. */
 async function send(t: TestGateway, pairs: [string, string][], method: "GET" | "POST" | "MULTIPART"): Promise<string> {
-  const search = new URLSearchParams(pairs);
-  const form = new FormData();
-  for (const [name, value] of pairs) form.append(name, value);
-  const response =
-    method === "GET"
-      ? await fetch(`${t.url}${PATH}?${search}`)
-      : await fetch(`${t.url}${PATH}`, {
-          method: "POST",
-          ...(method === "POST"
-            ? { headers: { "content-type": "application/x-www-form-urlencoded" }, body: search.toString() }
-            : { body: form }),
-        });
+  const response = await legacy(t, PATH, pairs, method);
   expect(response.status).toBe(200);
-  return response.text();
+  return response.text;
 }
 
 async function sendJson(t: TestGateway, body: unknown): Promise<string> {

@@ -5,31 +5,9 @@
 import { expect, it } from "vitest";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
-import { expectBroadcastId, pushsms, sendParams, type TextResponse } from "../../helpers/legacy.js";
+import { expectBroadcastId, legacy, pushsms, sendParams, type TextResponse } from "../../helpers/legacy.js";
 
 const TEMPLATE_TEXT = "Hello from Switchboard";
-
-/** A legacy call with `pairs` in order (a name may repeat): GET (query), POST (urlencoded) or MULTIPART. */
-async function repeated(
-  t: TestGateway,
-  path: string,
-  pairs: [string, string][],
-  method: "GET" | "POST" | "MULTIPART",
-): Promise<TextResponse> {
-  const search = new URLSearchParams(pairs);
-  const form = new FormData();
-  for (const [name, value] of pairs) form.append(name, value);
-  const response =
-    method === "GET"
-      ? await fetch(`${t.url}${path}?${search}`)
-      : await fetch(`${t.url}${path}`, {
-          method: "POST",
-          ...(method === "POST"
-            ? { headers: { "content-type": "application/x-www-form-urlencoded" }, body: search.toString() }
-            : { body: form }),
-        });
-  return { status: response.status, headers: response.headers, text: await response.text() };
-}
 
 function pairsOf(account: TestAccount, ...extra: [string, string][]): [string, string][] {
   const base = Object.entries(sendParams(account)).filter((entry): entry is [string, string] => entry[1] !== undefined);
@@ -65,10 +43,10 @@ describeEnginesTogether("legacy: a parameter given more than once", (engine) => 
         ["sender_id", "OTHERS"],
         ["route", "P"],
       ] as const) {
-        const answer = await repeated(t, "/httpapi/send", pairsOf(account, [name, other]), method);
+        const answer = await legacy(t, "/httpapi/send", pairsOf(account, [name, other]), method);
         expectRefused(answer, "-8", name.toLowerCase(), `${method} ${name}`);
       }
-      const again = await repeated(t, "/httpapi/send", pairsOf(account, ["Message", TEMPLATE_TEXT]), method);
+      const again = await legacy(t, "/httpapi/send", pairsOf(account, ["Message", TEMPLATE_TEXT]), method);
       expectBroadcastId(again, account, `${method} the same message again`);
     }
     expect(await messageCount(t, account)).toBe(3);
@@ -92,9 +70,9 @@ describeEnginesTogether("legacy: a parameter given more than once", (engine) => 
   it("two different passwords or keys are -7 (no login is tried); the XML document given twice -9", async () => {
     const t = gateway();
     const account = await buildAccount(t);
-    const twice = await repeated(t, "/httpapi/send", pairsOf(account, ["password", "another-one"]), "GET");
+    const twice = await legacy(t, "/httpapi/send", pairsOf(account, ["password", "another-one"]), "GET");
     expectRefused(twice, "-7", "password", "password");
-    const keys = await repeated(
+    const keys = await legacy(
       t,
       "/api/getcredits",
       [
@@ -105,7 +83,7 @@ describeEnginesTogether("legacy: a parameter given more than once", (engine) => 
     );
     expectRefused(keys, "-7", "apikey", "apikey");
     const doc = pushsms(account, { messages: [{ pno: "9876543210", msg: TEMPLATE_TEXT }] });
-    const xml = await repeated(
+    const xml = await legacy(
       t,
       "/xmlapi/send",
       [

@@ -5,6 +5,7 @@
 import { expect, it } from "vitest";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import { type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { legacy } from "../../helpers/legacy.js";
 import {
   buildVoiceAccount,
   CALLER,
@@ -16,19 +17,9 @@ import {
 
 /** A call with `pairs` in order (a name may repeat): GET, FORM (urlencoded) or MULTIPART. */
 async function repeated(t: TestGateway, pairs: [string, string][], method: "GET" | "FORM" | "MULTIPART") {
-  const search = new URLSearchParams(pairs);
-  const form = new FormData();
-  for (const [name, value] of pairs) form.append(name, value);
-  const response =
-    method === "GET"
-      ? await fetch(`${t.url}/voicecall/v1/send?${search}`)
-      : await fetch(`${t.url}/voicecall/v1/post/send`, {
-          method: "POST",
-          ...(method === "FORM"
-            ? { headers: { "content-type": "application/x-www-form-urlencoded" }, body: search.toString() }
-            : { body: form }),
-        });
-  return { status: response.status, contentType: response.headers.get("content-type"), text: await response.text() };
+  const path = method === "GET" ? "/voicecall/v1/send" : "/voicecall/v1/post/send";
+  const response = await legacy(t, path, pairs, method === "FORM" ? "POST" : method);
+  return { ...response, contentType: response.headers.get("content-type") };
 }
 
 function pairsOf(account: TestAccount): [string, string][] {
