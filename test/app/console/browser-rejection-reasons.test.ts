@@ -110,7 +110,9 @@ describeInBrowser("console in the browser: rejection reasons and attempt URLs", 
     const attempt = page.getByTestId("delivery").first().getByTestId("attempt").first();
     await expect
       .poll(() => attempt.textContent(), { timeout: 20_000 })
-      .toMatch(new RegExp(`^Attempt 1 to ${hooks.url.replace(/[.?]/g, "\\$&")}/reports: 200 in \\d+ ms$`));
+      .toMatch(
+        new RegExp(`^Attempt 1, [^,]+, [\\d:]+, to ${hooks.url.replace(/[.?]/g, "\\$&")}/reports: 200 in \\d+ ms$`),
+      );
     await expectNoHorizontalScroll(page, "webhooks with an attempt's URL");
     await expectAccessible(page, "webhooks with an attempt's URL");
     await screenshot(page, "webhooks-390");

@@ -117,7 +117,10 @@ describeEnginesTogether("alerts end to end", (engine) => {
       dlt_template_id: TEMPLATE,
     });
 
-  it("raises low_balance once below the account's threshold and clears it once after a top-up; the account's opt-in URL alone gets the event", async () => {
+  // The test's own expect: expect.poll needs it while the other engine's suite runs.
+  it("raises low_balance once below the account's threshold and clears it once after a top-up; the account's opt-in URL alone gets the event", async ({
+    expect,
+  }) => {
     const optedIn = await buildAccount(t, { credits: { sms: 10 } });
     const other = await buildAccount(t, { credits: { sms: 10 } });
     const mine = await receiver();
