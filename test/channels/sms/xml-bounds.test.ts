@@ -125,6 +125,25 @@ async function costOf(t: TestGateway, xml: string, fields: Record<string, string
   return { ...call, extraCpuMs: call.cpuMs - baseline.cpuMs };
 }
 
+/**
+ * costOf, the least of up to three tries: a busy machine's noise (a full collection of this
+ * process's heap, a CPU taken away mid-tick) lands in one try, a parse that costs lands in every
+ * one (270–2,300 ms each before the bounds). Each try's answer is the same.
+ */
+async function leastCostOf(t: TestGateway, xml: string, within: { cpuMs: number; stallMs: number }) {
+  let least = await costOf(t, xml);
+  for (let tries = 1; tries < 3 && (least.extraCpuMs >= within.cpuMs || least.ownStallMs >= within.stallMs); tries++) {
+    const next = await costOf(t, xml);
+    expect([next.text, next.error]).toEqual([least.text, least.error]);
+    least = {
+      ...least,
+      extraCpuMs: Math.min(least.extraCpuMs, next.extraCpuMs),
+      ownStallMs: Math.min(least.ownStallMs, next.ownStallMs),
+    };
+  }
+  return least;
+}
+
 describeEachEngine("XML API: the work a document makes the server do is bounded", (engine) => {
   const gateway = useTestGateway(engine, { env: { LEGACY_THROTTLE_PER_SECOND: "0" } });
 
@@ -153,7 +172,7 @@ describeEachEngine("XML API: the work a document makes the server do is bounded"
     const t = gateway();
     const xml = document();
     expect(Buffer.byteLength(xml)).toBeLessThanOrEqual(MAX_XML_BYTES);
-    const cost = await costOf(t, xml);
+    const cost = await leastCostOf(t, xml, { cpuMs: REFUSED_CPU_MS, stallMs: OWN_STALL_MAX_MS });
     expect(cost.text).toBe("-9");
     expect(cost.error).toMatch(why);
     expect(cost.extraCpuMs).toBeLessThan(REFUSED_CPU_MS);
@@ -170,7 +189,7 @@ describeEachEngine("XML API: the work a document makes the server do is bounded"
       `<pushsms>${inside}<messages>${'<message pno="9876543210" msg="Hello there" a="" b=""/>'.repeat(10_000)}</messages></pushsms>`,
     ];
     for (const xml of documents) {
-      const cost = await costOf(t, xml);
+      const cost = await leastCostOf(t, xml, { cpuMs: Number.POSITIVE_INFINITY, stallMs: OWN_STALL_MAX_MS });
       expect(cost.text).toBe("-7");
       // Its CPU is not bounded here: 50–110 ms of work, but 370 ms measured once on a machine at
       // load 25. A parse that holds the loop (530 ms for 2 MiB of `&amp;` before) is an own stall
