@@ -15,6 +15,7 @@ import type { Db } from "../base/store/store.js";
 import {
   ancestorsOf,
   getAccount,
+  levelsBelow,
   operatorAccountIds,
   requireAccount,
   SUB_ACCOUNT_CARD,
@@ -98,10 +99,7 @@ async function outsideTree(db: Db, rows: Selectable<AuditLogTable>[], readerId: 
     ),
   );
   const outside = new Set<number>();
-  for (const id of others) {
-    const parent = (await getAccount(db, id))?.parent_id ?? null;
-    if (!(await ancestorsOf(db, parent)).some((ancestor) => ancestor.id === readerId)) outside.add(id);
-  }
+  for (const id of others) if ((await levelsBelow(db, readerId, id)) === undefined) outside.add(id);
   return outside;
 }
 

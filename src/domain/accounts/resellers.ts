@@ -77,6 +77,15 @@ export async function ancestorsOf(db: Db, parentId: number | null) {
   return chain;
 }
 
+/** How many levels `accountId` is below `readerId` (0: the same); undefined when it is not in its tree. */
+export async function levelsBelow(db: Db, readerId: number, accountId: number): Promise<number | undefined> {
+  if (accountId === readerId) return 0;
+  const account = await accountPricing(db, accountId);
+  if (!account || account.parent_id === null) return undefined;
+  const above = (await ancestorsOf(db, account.parent_id)).findIndex((row) => row.id === readerId);
+  return above < 0 ? undefined : above + 1;
+}
+
 /** The parent named at creation, checked: it exists (operators cannot resell). */
 export async function parentFor(db: Db, parent: string, username: string): Promise<Account> {
   if (usernameMatches(parent, username)) {

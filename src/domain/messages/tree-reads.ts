@@ -6,21 +6,12 @@
 import { GatewayError } from "../../base/core/errors.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { accountPricing, ancestorsOf, findAccountByUsername, usernamesOf } from "../accounts/index.js";
+import { findAccountByUsername, levelsBelow, usernamesOf } from "../accounts/index.js";
 
 /** An account of the reader's tree: its id and how many levels below the reader (0: the reader's own). */
 export interface TreeAccount {
   id: number;
   levels: number;
-}
-
-/** How many levels `accountId` is below `readerId` (0: the same); undefined when it is not in its tree. */
-async function levelsBelow(db: Db, readerId: number, accountId: number): Promise<number | undefined> {
-  if (accountId === readerId) return 0;
-  const account = await accountPricing(db, accountId);
-  if (!account || account.parent_id === null) return undefined;
-  const above = (await ancestorsOf(db, account.parent_id)).findIndex((row) => row.id === readerId);
-  return above < 0 ? undefined : above + 1;
 }
 
 /**
