@@ -262,18 +262,3 @@ export function uplineRefunds(
 ): Refund[] {
   return decodeUpline(upline).map(({ accountId, amount }) => ({ ...refund, accountId, amount: amount * times }));
 }
-
-/**
- * The account a v2 list shows: the caller's own, or with `?subaccount=` one of its direct
- * sub-accounts (any other name, its parent's or a sibling's included, is a 404).
- */
-export async function listedAccount(db: Db, callerId: number, subaccount: string | undefined): Promise<number> {
-  const name = subaccount?.trim();
-  if (!name) return callerId;
-  if (name.includes("\u0000")) {
-    throw new GatewayError("invalid_request", 'Query parameter "subaccount" holds a NUL character.', {
-      field: "subaccount",
-    });
-  }
-  return (await requireSubAccount(db, callerId, name)).id;
-}

@@ -13,7 +13,7 @@ import {
 
 const ApprovalStatus = Type.String({ description: "pending, approved or rejected." });
 
-/** `?subaccount=` on v2 reads: a reseller reads one of its direct sub-accounts' instead of its own (resellers.ts listedAccount). */
+/** `?subaccount=` on v2 reads: a reseller reads an account below it (any depth) instead of its own (messages/tree-reads.ts). */
 export const SubAccountParam = Type.Optional(Type.String({ maxLength: 64 }));
 
 export const Template = Type.Object(

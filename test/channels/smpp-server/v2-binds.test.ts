@@ -1,11 +1,12 @@
 // GET /api/v2/smpp/binds on both engines over real binds: the account's own binds (never another
-// account's) with its SMPP access, a reseller's sub-account's with `?subaccount=`, the holding
+// account's) with its SMPP access, a reseller's sub-account's with `?subaccount=` (at any depth:
+// a grandchild's; another tree's, a sibling's or a parent's 404 as an unknown name), the holding
 // process left out; refusals in the v2 dialect.
 import { expect, it } from "vitest";
 import { setSmppSettings } from "../../../src/channels/smpp-server/index.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount } from "../../helpers/gateway.js";
-import { subAccount } from "../../helpers/resellers.js";
+import { resellerTree, subAccount } from "../../helpers/resellers.js";
 import { boundEsme, smppAccount, until, useSmppTestGateway } from "./client.js";
 
 describeEnginesTogether("SMPP server: an account's own binds on v2", (engine) => {
@@ -93,6 +94,48 @@ describeEnginesTogether("SMPP server: an account's own binds on v2", (engine) =>
     const stranger = await buildAccount(t);
     expect((await binds(stranger, `?subaccount=${child.username}`)).status).toBe(404);
     expect((await binds(child)).body.data.binds).toHaveLength(1);
+  });
+
+  it("answers for a grandchild, and 404 for another tree's account, a sibling's or an id", async () => {
+    const t = gateway();
+    const { top, mid, leaf } = await resellerTree(t, t.clock);
+    const sibling = await subAccount(t, mid);
+    const other = await buildAccount(t);
+    const otherSub = await subAccount(t, other);
+    const smppPassword = "leafpw1";
+    await setSmppSettings(t.db.store, t.clock, leaf.username, { password: smppPassword });
+    await boundEsme(t, { ...leaf, smppPassword }, "receiver");
+    for (const reader of [top, mid]) {
+      const theirs = await binds(reader, `?subaccount=${leaf.username.toUpperCase()}`);
+      expect(theirs.status, `${reader.username}: ${theirs.text}`).toBe(200);
+      expect(theirs.body.data.enabled).toBe(true);
+      expect(theirs.body.data.binds).toEqual([expect.objectContaining({ username: leaf.username, mode: "receiver" })]);
+    }
+    expect((await binds(top)).body.data.binds).toEqual([]);
+    expect((await binds(top, `?subaccount=${mid.username}`)).body.data.binds).toEqual([]);
+
+    const probes: [TestAccount, string][] = [
+      [top, otherSub.username],
+      [other, leaf.username],
+      [other, mid.username],
+      [sibling, leaf.username],
+      [leaf, mid.username],
+      [leaf, top.username],
+      [mid, mid.username],
+      [top, "nosuch"],
+      // The parameter is a username: an account's id names none.
+      [top, String(leaf.id)],
+    ];
+    for (const [reader, name] of probes) {
+      const answer = await binds(reader, `?subaccount=${name}`);
+      expect(answer.status, `${reader.username} ?subaccount=${name}`).toBe(404);
+      expect(answer.body).toMatchObject({
+        status: "error",
+        message: `No sub-account named "${name}" under this account.`,
+        error: { code: "not_found" },
+      });
+      expect(answer.text).not.toContain("receiver");
+    }
   });
 
   it("refuses bad input in the v2 dialect, and a caller without a key", async () => {
