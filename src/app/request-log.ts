@@ -32,7 +32,7 @@ declare module "fastify" {
   interface FastifyRequest {
     /**
      * What the request was refused with (catalogue code, the HTTP status that code stands for, and
-     * why; `upline`: the level of a reseller tree that was short, never answered, GatewayError.upline;
+     * why; `upline`: the wallet that was short, own or an ancestor's, never answered, GatewayError.upline;
      * `item`: the message of an XML document refused, GatewayError.item).
      */
     refusal?: {

@@ -194,8 +194,10 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export class GatewayError extends Error {
   readonly spec: ErrorSpec;
   /**
-   * Why, in words for the operator and the refused account's parents only, never in the answer:
-   * which level of a reseller tree is short (decision 0158). The log of refusals keeps it.
+   * Why, in words for the log of refusals only, never in the answer: which wallet was short and by
+   * how much. `level` 0 is the account's own (read by every reader of the refusal, decision 0192);
+   * 1 and up an ancestor's in a reseller tree (read by the operator and that ancestor and the
+   * levels above it only, decision 0158).
    */
   upline?: { reason: string; level: number };
   /** The message of a several-message document (XML) it refuses: 1-based, and its number; the log of refusals keeps only that number. */

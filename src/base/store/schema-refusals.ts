@@ -37,8 +37,10 @@ export interface RefusalsTable {
   /** The username a password login named (legacy, XML, email; never its password), as asked (0069). */
   username: string | null;
   /**
-   * A level above the account was the short one (decision 0158): the words naming it, which the
-   * operator and that level's line read as `reason`, and how far above it is (1: the parent).
+   * A credit refusal's short wallet: the words saying what it holds and what the send needed,
+   * which those who may know it read as `reason`, and its level (0: the account's own, read by
+   * every reader, decision 0192; 1: the parent, and so on, read by the operator and that level's
+   * line, decision 0158).
    */
   upline_reason: string | null;
   upline_level: number | null;

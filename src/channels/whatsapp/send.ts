@@ -34,12 +34,13 @@ import {
   PENDING_ANSWER,
   requestHash,
   SequenceAllocator,
-  shortAbove,
+  shortLevel,
   storedAnswer,
   storeIdempotentAnswer,
 } from "../../domain/messages/index.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import type { TemplateCatalog } from "./catalog.js";
+import type { WhatsAppEvents } from "./events.js";
 import { refusalOf } from "./send-refusal.js";
 import {
   CONTROLS_BUT_LINES,
@@ -80,6 +81,8 @@ export interface WhatsAppSendDeps {
   config: WhatsAppConfig;
   upstreams: Upstreams;
   catalog: TemplateCatalog;
+  /** Applies the statuses Meta sent before a send recorded their wamid (decision 0191). */
+  events: Pick<WhatsAppEvents, "applyKept">;
   prices?: Pick<PriceBook, "cardFor">;
 }
 
@@ -292,9 +295,9 @@ export class WhatsAppSendService {
           "insufficient_credits",
           "Insufficient credits: 1 WhatsApp credit is needed per message.",
         );
-        // An ancestor short: said in the log of refusals to the operator and that ancestor only (decision 0158).
-        const above = await shortAbove(trx, upline, level);
-        if (above) error.upline = above;
+        // Which level is short, in the log of refusals: an ancestor to the operator and the levels
+        // at or above it only (decision 0158), the account's own wallet to every reader (0192).
+        error.upline = await shortLevel(trx, upline, level);
         throw error;
       }
       await insertWhatsAppMessage(
@@ -385,6 +388,10 @@ export class WhatsAppSendService {
       );
     });
     store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+    // Meta's statuses that came before this commit were kept: they apply now (or by upkeep).
+    await this.deps.events
+      .applyKept([messageId])
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, "applying kept WhatsApp statuses failed"));
     metrics.messagesAccepted.inc({ channel: "whatsapp" });
     metrics.messagesDispatched.inc({ channel: "whatsapp", connector: upstream.name });
     return { id, result };

@@ -63,31 +63,37 @@ export function insufficient(order: Pick<SendOrder, "wallet">): GatewayError {
 }
 
 /**
- * Which account above a sub-account was short and by how much, in the words the operator and that
- * account's line read in the log of refusals (decision 0158): its place (the parent, or how many
- * levels above), its username, what its wallet holds and what the send needed. Undefined when the
- * short account is not an ancestor (the account's own wallet). Read on a refusal's path only.
+ * Which level of the send's tree was short and by how much, in the words its readers find in the
+ * log of refusals (decisions 0158 and 0192): the account's own wallet (level 0: read by everyone
+ * who reads the refusal, the account itself included), or an ancestor's, by its place (the
+ * parent, or how many levels above), its username, what its wallet holds and what the send
+ * needed (read by the operator and the levels at or above it only). Read on a refusal's path only.
  */
-export async function shortAbove(
+export async function shortLevel(
   db: Db,
   upline: readonly number[] | undefined,
   short: Pick<Debit, "accountId" | "wallet" | "amount">,
-): Promise<{ level: number; reason: string } | undefined> {
+): Promise<{ level: number; reason: string }> {
   const level = (upline ?? []).indexOf(short.accountId) + 1;
-  if (level === 0) return undefined;
+  const balance = fromMilli(await walletBalance(db, short.accountId, short.wallet));
+  const needs = fromMilli(short.amount);
+  if (level === 0) {
+    return {
+      level,
+      reason: `Credit not available: the ${short.wallet} wallet holds ${balance}, the send needs ${needs}.`,
+    };
+  }
   const username = await accountUsername(db, short.accountId);
-  const balance = await walletBalance(db, short.accountId, short.wallet);
   const who = level === 1 ? "the parent account" : `the account ${level} levels above,`;
   return {
     level,
-    reason: `Credit not available at ${who} ${username}: its ${short.wallet} wallet holds ${fromMilli(balance)}, the send needs ${fromMilli(short.amount)}.`,
+    reason: `Credit not available at ${who} ${username}: its ${short.wallet} wallet holds ${balance}, the send needs ${needs}.`,
   };
 }
 
 /** `insufficient` for a send a level of whose tree was short, with that level's words for the log. */
 export async function insufficientAt(db: Db, order: Pick<SendOrder, "wallet" | "upline">, short: Debit) {
   const error = insufficient(order);
-  const upline = await shortAbove(db, order.upline, short);
-  if (upline) error.upline = upline;
+  error.upline = await shortLevel(db, order.upline, short);
   return error;
 }

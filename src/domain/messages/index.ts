@@ -9,8 +9,9 @@
 //   accept-job.ts      a send's bulk job in the Acceptor's transaction: the job row created or extended,
 //                      the part holding the recipients until the expander makes them messages
 //   accept-upline.ts   a sub-account's send in the Acceptor: each ancestor's charge, the debits at every
-//                      level (taken all or none), the refusal when a level is short; shortAbove, which
-//                      ancestor was short, in words for the log of refusals (decision 0158)
+//                      level (taken all or none), the refusal when a level is short; shortLevel, which
+//                      level was short (its own or an ancestor), in words for the log of refusals
+//                      (decisions 0158, 0192)
 //   bulk-expansion.ts  the bulk expander's statements: due parts, the queued messages due (counted up to
 //                      a cap), a part advanced by a chunk with its messages inserted, conditional on
 //                      its next_index
@@ -80,7 +81,7 @@
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 //   short-links.ts     tracked short links: a body's links replaced by SHORT_LINK_BASE/<code>, clicks
 export * from "./accept.js";
-export { shortAbove } from "./accept-upline.js";
+export { shortLevel } from "./accept-upline.js";
 export * from "./analytics.js";
 export * from "./bulk-expansion.js";
 export * from "./carrier-refunds.js";

@@ -51,7 +51,7 @@ export interface RefusalDetails {
   answer: string;
   reason: string;
   requestId: string;
-  /** A level above the account was the short one: its words and how far above (decision 0158). */
+  /** The short wallet's words and its level: 0 the account's own, 1 and up an ancestor's (decisions 0158, 0192). */
   upline?: { reason: string; level: number } | undefined;
 }
 

@@ -91,8 +91,9 @@ export const EVERY_LEVEL = Number.POSITIVE_INFINITY;
 /**
  * A row as both routes answer it. `levelsKnown`: how many levels above the refused account the
  * reader may know (0: the account itself, 1: its parent, EVERY_LEVEL: the operator); a refusal a
- * level within them was short for reads that level's words, any other the words answered
- * (decision 0158: a white-label sub-account is not told a parent pays, nor which).
+ * level within them was short for reads that level's words (the account's own wallet, level 0, to
+ * every reader: decision 0192), any other the words answered (decision 0158: a white-label
+ * sub-account is not told a parent pays, nor which).
  */
 export function describeRefusal(row: Selectable<RefusalsTable>, levelsKnown = 0) {
   const known = row.upline_reason !== null && row.upline_level !== null && row.upline_level <= levelsKnown;

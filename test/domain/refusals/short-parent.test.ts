@@ -3,7 +3,7 @@
 // answered, and reads in its log of refusals, only "Credit not available." (white label, decision
 // 0150); the short parent reads in its sub-account's refusals which account is short and by how
 // much; the operator reads it for any level; a parent does not learn of an account above it that
-// is short.
+// is short. An account's own wallet short reads its words to every reader (decision 0192).
 import { expect, it } from "vitest";
 import { setSmppSettings } from "../../../src/channels/smpp-server/index.js";
 import { boundEsme } from "../../channels/smpp-server/client.js";
@@ -82,11 +82,39 @@ describeEachEngine("a refusal a parent is short for", (engine) => {
         `Credit not available at the account 2 levels above, ${top.username}: its sms wallet holds 0, the send needs 0.5.`,
       ],
     ]);
-    // The sub-account's own wallet short: the same words for everyone, as before.
-    const own = await resellerTree(t, t.clock, { leaf: {} });
-    expect((await send(t, own.leaf)).status).toBe(402);
-    expect(await reasons(t, `/admin/api/refusals?account=${own.leaf.username}`, bearer(operator))).toEqual([
-      ["insufficient_credits", PLAIN],
+  });
+
+  it("says what the account's own wallet holds and what the send needed, to every reader, and answers plainly", async () => {
+    const t = gateway();
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    // leaf's own wallet is short (0.25 against its price, 0.5 marked up twice); its parents hold plenty.
+    const { mid, leaf } = await resellerTree(t, t.clock, { leaf: { sms: 0.25 } });
+    const refused = await send(t, leaf);
+    expect(refused.status, refused.text).toBe(402);
+    expect(refused.body).toMatchObject({ message: PLAIN, error: { code: "insufficient_credits" } });
+    expect(refused.text).not.toContain("0.25");
+    const plainText = await legacy(t, "/httpapi/send", sendParams(leaf, { phonenumber: "9876530099" }));
+    expect(plainText.text.trim()).toBe("-12");
+
+    const own = [
+      "insufficient_credits",
+      expect.stringMatching(/^Credit not available: the sms wallet holds 0\.25, the send needs 0\.6\d*\.$/),
+    ];
+    for (const [path, reader] of [
+      ["/api/v2/refusals", leaf],
+      [`/api/v2/refusals?subaccount=${leaf.username}`, mid],
+      [`/admin/api/refusals?account=${leaf.username}`, operator],
+    ] as const) {
+      expect(await reasons(t, path, bearer(reader)), path).toEqual([own, own]);
+    }
+    // An account of no tree reads its own wallet's words too; a wallet it was never given holds 0.
+    const alone = await buildAccount(t, { credits: { sms: 0 } });
+    expect((await send(t, alone)).status).toBe(402);
+    expect(await reasons(t, "/api/v2/refusals", bearer(alone))).toEqual([
+      [
+        "insufficient_credits",
+        expect.stringMatching(/^Credit not available: the sms wallet holds 0, the send needs [0-9.]+\.$/),
+      ],
     ]);
   });
 });
