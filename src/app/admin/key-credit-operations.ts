@@ -2,15 +2,23 @@
 // each change is written with its audit entry in one transaction.
 import { fromMilli, toMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
-import { adjustWallet, creditWallet, keyLimits, requireAccount, walletCredits } from "../../domain/accounts/index.js";
+import {
+  adjustWallet,
+  creditWallet,
+  getAccount,
+  keyLimits,
+  requireAccount,
+  revokeKeyRecorded,
+  walletCredits,
+} from "../../domain/accounts/index.js";
 import { recordChange } from "../../domain/audit/index.js";
 import {
   allowedIpsToStore,
   apiKeyRevoked,
   createApiKey,
+  findLiveApiKey,
   keyScopesToStore,
   listApiKeys,
-  revokeApiKey,
 } from "../../domain/auth/index.js";
 import { type ChangeDeps, type OperatorDeps, parseRateLimit, parseWallet } from "./operations.js";
 
@@ -68,14 +76,16 @@ export async function keysOf(deps: OperatorDeps, username: string) {
 }
 
 export async function revokeKey(deps: ChangeDeps, keyId: number) {
-  const revoked = await deps.store.transaction(async (trx) => {
-    const revoked = await revokeApiKey(trx, deps.clock, keyId);
-    if (!revoked) throw new GatewayError("not_found", `No active API key with id ${keyId}.`);
-    const change = { action: "key.revoke", target: `key ${keyId}`, accountId: revoked.accountId };
-    await recordChange(trx, deps, { ...change, before: { revoked: false }, after: { revoked: true } });
-    return revoked;
+  const notFound = () => new GatewayError("not_found", `No active API key with id ${keyId}.`);
+  const keyHash = await deps.store.transaction(async (trx) => {
+    const key = await findLiveApiKey(trx, keyId);
+    if (!key) throw notFound();
+    const role = (await getAccount(trx, key.account_id))?.role ?? "customer";
+    const keyHash = await revokeKeyRecorded(trx, deps, key, role);
+    if (!keyHash) throw notFound();
+    return keyHash;
   });
-  await apiKeyRevoked(deps.store, revoked.keyHash);
+  await apiKeyRevoked(deps.store, keyHash);
   return { id: keyId, revoked: true };
 }
 

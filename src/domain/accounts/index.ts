@@ -49,7 +49,8 @@
 //                      customer's balance in one wallet (the low-balance alert's)
 //   key-routes.ts      GET/POST /api/v2/keys, PATCH|DELETE /api/v2/keys/{id}: the account's own keys
 //   key-changes.ts     a key's request body, its limits as answered, a key's name, scopes and
-//                      allowed addresses changed after it is made (v2, the operator API, the CLI)
+//                      allowed addresses changed after it is made, a key revoked with its entry
+//                      (v2, the operator API, the CLI)
 //   dlt-routes.ts      GET /api/v2/dlt, POST /api/v2/dlt/entities|headers: the account's DLT
 //                      registrations and its requests for them (pending until approved)
 //   v2-schemas.ts      their request bodies and answers as schemas
@@ -89,7 +90,7 @@ export * from "./dlt-chains.js";
 export * from "./dlt-links.js";
 export * from "./dlt-version.js";
 export * from "./dnd.js";
-export { changeKey, KeyChange, KeyRequest, keyLimits } from "./key-changes.js";
+export { changeKey, KeyChange, KeyRequest, keyLimits, revokeKeyRecorded } from "./key-changes.js";
 export * from "./ledger.js";
 export * from "./ledger-batch.js";
 export * from "./ledger-totals.js";

@@ -23,6 +23,7 @@ import {
   keyScopesToStore,
   ownerRoleOf,
   type Principal,
+  revokeApiKey,
   scopeNames,
   type UserRole,
   updateApiKey,
@@ -99,6 +100,36 @@ function shown(
   role: AccountRole,
 ) {
   return { name: row.name, rate_limit: row.rate_limit, ...keyLimits(row, role) };
+}
+
+/**
+ * Revokes a live key (its row as findLiveApiKey reads it) with its `key.revoke` entry, in `trx`:
+ * before and after describe the key as `key.create` does (never its hash), so an auditor can tell
+ * which key stopped. Answers its hash for the caches, or undefined when it was revoked meanwhile.
+ */
+export async function revokeKeyRecorded(
+  trx: Db,
+  who: Audited,
+  key: {
+    id: number;
+    account_id: number;
+    key_hash: string;
+    prefix: string;
+    created_by: string | null;
+  } & Parameters<typeof shown>[0],
+  role: AccountRole,
+): Promise<string | undefined> {
+  const revoked = await revokeApiKey(trx, who.clock, key.id, key.account_id);
+  if (!revoked) return undefined;
+  const described = { prefix: key.prefix, ...shown(key, role), created_by: key.created_by };
+  await recordChange(trx, who, {
+    action: "key.revoke",
+    target: `key ${key.id}`,
+    accountId: key.account_id,
+    before: { ...described, revoked: false },
+    after: { ...described, revoked: true },
+  });
+  return revoked.keyHash;
 }
 
 /**

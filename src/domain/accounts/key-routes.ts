@@ -21,9 +21,8 @@ import {
   keyMakerOf,
   keyScopesToStore,
   listApiKeys,
-  revokeApiKey,
 } from "../auth/index.js";
-import { changeKey, guardKeyOfCaller, KeyChange, KeyRequest, keyLimits } from "./key-changes.js";
+import { changeKey, guardKeyOfCaller, KeyChange, KeyRequest, keyLimits, revokeKeyRecorded } from "./key-changes.js";
 import { ApiKey, CreatedKey, KeyRevocation } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
@@ -176,18 +175,16 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
       const numeric = pathId(id);
       const who = { clock: ctx.clock, actor: actorOf(request) };
       const principal = request.principal!;
-      const revoked = await ctx.store.transaction(async (trx) => {
+      const keyHash = await ctx.store.transaction(async (trx) => {
         const key = numeric === undefined ? undefined : await findLiveApiKey(trx, numeric, principal.accountId);
         // Another account's key is answered exactly as an unknown one.
         if (!key) throw new GatewayError("not_found", `No live API key with id "${id}" in this account.`);
         await guardKeyOfCaller(trx, key, principal, "revoke");
-        const revoked = await revokeApiKey(trx, ctx.clock, key.id, principal.accountId);
-        if (!revoked) throw new GatewayError("not_found", `No live API key with id "${id}" in this account.`);
-        const change = { action: "key.revoke", target: `key ${numeric}`, accountId: revoked.accountId };
-        await recordChange(trx, who, { ...change, before: { revoked: false }, after: { revoked: true } });
-        return revoked;
+        const keyHash = await revokeKeyRecorded(trx, who, key, principal.role);
+        if (!keyHash) throw new GatewayError("not_found", `No live API key with id "${id}" in this account.`);
+        return keyHash;
       });
-      await apiKeyRevoked(ctx.store, revoked.keyHash);
+      await apiKeyRevoked(ctx.store, keyHash);
       return { status: "success", data: { id: numeric!, revoked: true } };
     },
   );
