@@ -67,6 +67,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   whatsapp_templates: "channels/whatsapp",
   whatsapp_sessions: "channels/whatsapp",
   whatsapp_inbound: "channels/whatsapp",
+  whatsapp_early_statuses: "channels/whatsapp",
   inbound_numbers: "channels/inbound",
   inbound_messages: "channels/inbound",
   keywords: "channels/inbound",

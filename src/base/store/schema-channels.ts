@@ -122,6 +122,16 @@ export interface WhatsAppInboundTable {
   created_at: number;
 }
 
+/** Meta's status for a wamid no message carried yet when it came, kept until one does (0077). */
+export interface WhatsAppEarlyStatusesTable {
+  upstream_id: string;
+  status: "delivered" | "read" | "failed";
+  at: number;
+  /** Meta's errors of a failed status, as JSON; null otherwise. */
+  errors: string | null;
+  received_at: number;
+}
+
 export interface EmailDomainsTable {
   id: Generated<number>;
   account_id: number;
@@ -227,6 +237,7 @@ export interface ChannelsTables {
   whatsapp_templates: WhatsAppTemplatesTable;
   whatsapp_sessions: WhatsAppSessionsTable;
   whatsapp_inbound: WhatsAppInboundTable;
+  whatsapp_early_statuses: WhatsAppEarlyStatusesTable;
   email_domains: EmailDomainsTable;
   email_templates: EmailTemplatesTable;
   email_contents: EmailContentsTable;

@@ -70,6 +70,7 @@ import { priceCardPlacesUnique } from "./0071_price_card_places_unique.js";
 import { emailUnsubscribe } from "./0074_email_unsubscribe.js";
 import { messageCarrierSource } from "./0075_message_carrier_source.js";
 import { earlyReportCarrierCode } from "./0076_early_report_carrier_code.js";
+import { whatsAppEarlyStatuses } from "./0077_whatsapp_early_statuses.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -140,5 +141,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0074_email_unsubscribe": emailUnsubscribe(),
     "0075_message_carrier_source": messageCarrierSource(),
     "0076_early_report_carrier_code": earlyReportCarrierCode(),
+    "0077_whatsapp_early_statuses": whatsAppEarlyStatuses(engine),
   };
 }

@@ -76,6 +76,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0074_email_unsubscribe",
   "0075_message_carrier_source",
   "0076_early_report_carrier_code",
+  "0077_whatsapp_early_statuses",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
