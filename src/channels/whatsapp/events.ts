@@ -4,6 +4,9 @@
 // A message's status only moves forward: sent → delivered → read, or to failed from sent or
 // delivered. Each move is one conditional UPDATE whose WHERE lists the states it may leave,
 // so a late or repeated event changes nothing; a `delivered` after `read` only records its time.
+// A status for a wamid no message carries yet is kept in the database before Meta hears its 200
+// (early-statuses.ts, decision 0191) and applied once a message does: when the send records the
+// wamid, by a quick retry from memory (the record usually lands within a second), or by upkeep.
 import type { Logger } from "pino";
 import type { Clock } from "../../base/core/clock.js";
 import type { Metrics } from "../../base/runtime/metrics.js";
@@ -21,6 +24,16 @@ import {
   type ReportedMessage,
 } from "../../domain/webhooks/events.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
+import {
+  dropExpiredEarlyStatuses,
+  EARLY_STATUSES_PAGE,
+  type EarlyStatusKey,
+  forgetEarlyStatuses,
+  hasEarlyStatuses,
+  KEEP_EARLY_STATUSES_MS,
+  keepEarlyStatuses,
+  keptStatuses,
+} from "./early-statuses.js";
 import type { InboundMessageEvent, ParsedMetaWebhook, StatusEvent, TemplateStatusEvent } from "./meta-webhook.js";
 import { accountOfPhoneNumber } from "./settings.js";
 import { applyTemplateStatus } from "./templates.js";
@@ -34,8 +47,11 @@ export interface WhatsAppEventDeps {
   webhooks: WebhookOutbox;
 }
 
-/** Delays before a status for a message we do not know yet is tried again (its send may not have committed). */
-const UNKNOWN_RETRY_MS = [1_000, 5_000];
+/**
+ * Delays before kept statuses are tried again from memory (their send may not have committed):
+ * for latency only, since the send that records the wamid and upkeep apply them too.
+ */
+const KEPT_RETRY_MS = [1_000, 5_000];
 
 interface MovedMessage {
   id: string;
@@ -53,17 +69,69 @@ export class WhatsAppEvents {
 
   /** Applies one callback's events; resolves once they are stored. */
   async apply(parsed: ParsedMetaWebhook): Promise<void> {
-    if (parsed.statuses.length > 0) await this.applyStatuses(parsed.statuses, 0);
+    if (parsed.statuses.length > 0) await this.applyStatuses(parsed.statuses);
     if (parsed.messages.length > 0) await this.applyInbound(parsed.messages);
     for (const change of parsed.templates) await this.applyTemplate(change);
   }
 
-  async applyStatuses(events: readonly StatusEvent[], round: number): Promise<void> {
+  /** Applies Meta's statuses; those of wamids no message carries yet are kept. Resolves once stored. */
+  async applyStatuses(events: readonly StatusEvent[]): Promise<void> {
+    const unknown = await this.move(events, "keep");
+    if (unknown.length > 0) this.retryKept([...new Set(unknown.map((e) => e.messageId))], 0);
+  }
+
+  /**
+   * Applies the kept statuses of `messageIds` (all kept ones when not given) whose wamid a message
+   * now carries, and forgets them; the others stay kept. Answers how many found their message.
+   */
+  async applyKept(messageIds?: readonly string[]): Promise<number> {
+    const { store } = this.deps;
+    let found = 0;
+    let after: EarlyStatusKey | undefined;
+    for (;;) {
+      const page = await keptStatuses(store.db, { ...(messageIds ? { messageIds } : {}), ...(after ? { after } : {}) });
+      // Looked up first, outside a transaction: a look that finds only unknown wamids writes nothing.
+      const known: StatusEvent[] = [];
+      for (const event of page) if (await whatsAppMessageByUpstreamId(store.db, event.messageId)) known.push(event);
+      if (known.length > 0) found += known.length - (await this.move(known, "forget")).length;
+      const last = page.at(-1);
+      if (page.length < EARLY_STATUSES_PAGE || !last) return found;
+      after = { messageId: last.messageId, status: last.status };
+    }
+  }
+
+  /** Drops the statuses kept past KEEP_EARLY_STATUSES_MS whose wamid no message took; answers how many. */
+  async dropExpired(): Promise<number> {
+    const { store, clock, logger, metrics } = this.deps;
+    if (!(await hasEarlyStatuses(store.db))) return 0;
+    const keptBefore = clock.now().getTime() - KEEP_EARLY_STATUSES_MS;
+    let dropped = 0;
+    for (;;) {
+      const gone = await dropExpiredEarlyStatuses(store.db, keptBefore);
+      if (gone.length === 0) return dropped;
+      dropped += gone.length;
+      metrics.earlyReportsDropped.inc({ reason: "whatsapp_expired" }, gone.length);
+      logger.warn(
+        { count: gone.length, ids: gone.slice(0, 5).map((e) => e.messageId) },
+        "WhatsApp statuses for messages this gateway did not send; ignored",
+      );
+    }
+  }
+
+  /**
+   * Moves the messages `events` name, with their delivery_report events, in one transaction.
+   * Events of wamids no message carries are kept ("keep": Meta's) or left kept ("forget": kept
+   * ones, forgotten once applied); answers them.
+   */
+  private async move(events: readonly StatusEvent[], kept: "keep" | "forget"): Promise<StatusEvent[]> {
     const { store, clock, webhooks } = this.deps;
     const now = clock.now().getTime();
     const unknown: StatusEvent[] = [];
     const reported: ReportedMessage[] = [];
     await store.transaction(async (trx) => {
+      unknown.length = 0;
+      reported.length = 0;
+      const applied: EarlyStatusKey[] = [];
       // The events' changes to the delivery rollups, written last, once.
       const rollups = new RollupChanges();
       for (const event of events) {
@@ -74,9 +142,12 @@ export class WhatsAppEvents {
           unknown.push(event);
           continue;
         }
-        const moved = await move(store, trx, found.id, event, rollups);
+        applied.push({ messageId: event.messageId, status: event.status });
+        const moved = await moveMessage(store, trx, found.id, event, rollups);
         if (moved) reported.push(reportOf(moved, event));
       }
+      if (kept === "keep" && unknown.length > 0) await keepEarlyStatuses(trx, unknown, now);
+      if (kept === "forget" && applied.length > 0) await forgetEarlyStatuses(trx, applied);
       if (reported.length > 0) await webhooks.deliveryReports(trx, reported, now);
       await rollups.write(store, trx);
     });
@@ -85,23 +156,21 @@ export class WhatsAppEvents {
       if (message.status === "delivered") this.deps.metrics.messagesDelivered.inc({ channel: "whatsapp" });
     }
     if (reported.length > 0) store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
-    if (unknown.length > 0) this.retryUnknown(unknown, round);
+    return unknown;
   }
 
-  private retryUnknown(events: StatusEvent[], round: number): void {
-    const delay = UNKNOWN_RETRY_MS[round];
-    if (delay === undefined || this.closed) {
-      this.deps.logger.warn(
-        { count: events.length, ids: events.slice(0, 5).map((e) => e.messageId) },
-        "WhatsApp statuses for messages this gateway did not send; ignored",
-      );
-      return;
-    }
+  /** Tries kept statuses again from memory, at KEPT_RETRY_MS, while some are still kept. */
+  private retryKept(messageIds: string[], round: number): void {
+    const delay = KEPT_RETRY_MS[round];
+    if (delay === undefined || this.closed) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.applyStatuses(events, round + 1).catch((error: unknown) =>
-        this.deps.logger.error({ err: error }, "applying WhatsApp statuses failed"),
-      );
+      this.applyKept(messageIds)
+        .then(async () => {
+          const left = await keptStatuses(this.deps.store.db, { messageIds });
+          if (left.length > 0) this.retryKept([...new Set(left.map((e) => e.messageId))], round + 1);
+        })
+        .catch((error: unknown) => this.deps.logger.error({ err: error }, "applying kept WhatsApp statuses failed"));
     }, delay);
     timer.unref?.();
     this.timers.add(timer);
@@ -187,7 +256,7 @@ export class WhatsAppEvents {
   }
 }
 
-async function move(
+async function moveMessage(
   store: Store,
   trx: Db,
   id: string,

@@ -20,16 +20,20 @@
 //                      template updates, every field type-checked, what cannot be read counted
 //   meta-routes.ts     GET/POST /webhooks/whatsapp (verify token, raw-body signature check)
 //   events.ts          WhatsAppEvents: statuses moved forward only by conditional UPDATEs with the
-//                      delivery_report event in the same transaction; inbound messages stored once, the
-//                      window opened, inbound_whatsapp queued; template status updates
+//                      delivery_report event in the same transaction, those of unknown wamids kept and
+//                      applied later (applyKept); inbound messages stored once, the window opened,
+//                      inbound_whatsapp queued; template status updates
+//   early-statuses.ts  Meta's statuses kept for a wamid no message carries yet (whatsapp_early_statuses):
+//                      kept once per wamid and status, read in pages, dropped after an hour
 //   catalog.ts         TemplateCatalog: the stored copy of an account's templates, synced when stale, on
 //                      a miss and on Meta's updates; one sync per account at a time
 //   templates.ts       what a template needs (shapeOf: params, header, code button) and whether this API
 //                      can send it (sendabilityOf), storage of a sync
 //   settings.ts        an account's module switch, connector, business account and test numbers
 //   window.ts          the 24-hour customer service window (whatsapp_sessions)
-//   upkeep.ts          fails `sending` rows past their lease and releases their holds, and reports the
-//                      simulator's lost statuses; at the start and every 5 s (worker role)
+//   upkeep.ts          fails `sending` rows past their lease and releases their holds, reports the
+//                      simulator's lost statuses, applies or drops kept statuses; at the start and every
+//                      5 s (worker role)
 //   lost-statuses.ts   the simulator's messages a stopped process left `sent` (or `delivered`): their
 //                      statuses reported by its rules at their due times, through WhatsAppEvents
 //   v2-routes.ts       /api/v2/whatsapp: send, templates, status/{id}, account

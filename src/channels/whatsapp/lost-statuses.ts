@@ -67,7 +67,7 @@ export class LostSimulatedStatuses {
         );
       });
       // A failure (a busy database) leaves the cursor where it was: the next look tries them again.
-      if (statuses.length > 0) await events.applyStatuses(statuses, 0);
+      if (statuses.length > 0) await events.applyStatuses(statuses);
       const last = rows.at(-1);
       cursor =
         rows.length < BATCH || !last

@@ -2,7 +2,8 @@
 // leaves a `sending` row past its lease. Upkeep fails it and releases the hold: the client
 // never got an answer, so nothing is charged (if WhatsApp did deliver it, that one is on us).
 // The simulator's messages a stopped process left `sent` get their statuses (lost-statuses.ts).
-// Both at the start and every few seconds after.
+// Meta's statuses kept for a wamid no message carried yet apply once one does, or go after an
+// hour (early-statuses.ts). All at the start and every few seconds after.
 import type { Logger } from "pino";
 import type { Clock } from "../../base/core/clock.js";
 import type { Store } from "../../base/store/store.js";
@@ -50,6 +51,8 @@ export function startWhatsAppUpkeep(
     if (released > 0) deps.logger.warn({ count: released }, "released WhatsApp sends whose process stopped mid-call");
     const found = await lost.runOnce();
     if (found > 0) deps.logger.warn({ count: found }, "reported simulated WhatsApp statuses a stopped process left");
+    await deps.whatsapp.events.applyKept();
+    await deps.whatsapp.events.dropExpired();
   };
   let running: Promise<void> | undefined;
   const tick = () => {

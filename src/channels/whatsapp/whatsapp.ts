@@ -47,7 +47,7 @@ export class WhatsApp {
         now: () => deps.clock.now().getTime(),
         onStatus: (statuses) =>
           this.events
-            .applyStatuses(statuses, 0)
+            .applyStatuses(statuses)
             .catch((error: unknown) =>
               deps.logger.error({ err: error }, "applying simulated WhatsApp statuses failed"),
             ),
@@ -58,7 +58,12 @@ export class WhatsApp {
       upstreams: this.upstreams,
       syncSeconds: deps.config.templateSyncSeconds,
     });
-    this.sends = new WhatsAppSendService({ ...deps, upstreams: this.upstreams, catalog: this.catalog });
+    this.sends = new WhatsAppSendService({
+      ...deps,
+      upstreams: this.upstreams,
+      catalog: this.catalog,
+      events: this.events,
+    });
   }
 
   async close(): Promise<void> {

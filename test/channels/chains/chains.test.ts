@@ -409,19 +409,16 @@ describeEnginesTogether("fallback send: not_delivered", (engine) => {
       .select("upstream_id")
       .where("id", "=", first!.id)
       .executeTakeFirstOrThrow();
-    await t.gateway.ctx.whatsapp.events.applyStatuses(
-      [
-        {
-          phoneNumberId: String(300_000_000_000 + a.account.id),
-          messageId: upstream_id!,
-          status: "delivered",
-          at: clock.now().getTime(),
-          recipientId: WHATSAPP_READ,
-          errors: [],
-        },
-      ],
-      0,
-    );
+    await t.gateway.ctx.whatsapp.events.applyStatuses([
+      {
+        phoneNumberId: String(300_000_000_000 + a.account.id),
+        messageId: upstream_id!,
+        status: "delivered",
+        at: clock.now().getTime(),
+        recipientId: WHATSAPP_READ,
+        errors: [],
+      },
+    ]);
     const done = await a.completed(chainId);
     // The chain ends once both messages are final: WhatsApp's delivered counts, a read may follow.
     expect(done.steps.map((s) => s.status)).toEqual(["delivered", "delivered"]);
