@@ -1,13 +1,13 @@
 // The account's own SMPP binds on v2 (GET /api/v2/smpp/binds): whether its SMPP client is
 // connected, from where and since when, in any process (the registry's table), with the access
 // the operator gave it; a reseller reads those of any account of its tree below it with
-// `?subaccount=` (another tree's is 404, as on the message reads: domain/messages tree-reads.ts).
+// `?subaccount=` (another tree's is 404, as on the message reads: accounts/ readableAccount).
 import { Type } from "typebox";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { readableAccount } from "../../domain/accounts/index.js";
 import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
-import { readableAccount } from "../../domain/messages/index.js";
 import { listBinds } from "./registry.js";
 import { describeSmppSettings, smppSettingsOf } from "./settings.js";
 import { AccountSmppBinds } from "./v2-schemas.js";

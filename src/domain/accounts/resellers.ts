@@ -86,6 +86,31 @@ export async function levelsBelow(db: Db, readerId: number, accountId: number): 
   return above < 0 ? undefined : above + 1;
 }
 
+/** An account of the reader's tree: its id and how many levels below the reader (0: the reader's own). */
+export interface TreeAccount {
+  id: number;
+  levels: number;
+}
+
+/**
+ * The account a read answers for: the reader's own, or with `?subaccount=` an account below it at
+ * any depth. Any other name (the reader's own, its parent's, a sibling's, another tree's) is the
+ * same 404 as an unknown one, so a name of another tree tells nothing.
+ */
+export async function readableAccount(db: Db, readerId: number, subaccount: string | undefined): Promise<TreeAccount> {
+  const name = subaccount?.trim();
+  if (!name) return { id: readerId, levels: 0 };
+  if (name.includes("\u0000")) {
+    throw new GatewayError("invalid_request", 'Query parameter "subaccount" holds a NUL character.', {
+      field: "subaccount",
+    });
+  }
+  const account = await findAccountByUsername(db, name);
+  const levels = account ? await levelsBelow(db, readerId, account.id) : undefined;
+  if (!account || !levels) throw new GatewayError("not_found", `No sub-account named "${name}" under this account.`);
+  return { id: account.id, levels };
+}
+
 /** The parent named at creation, checked: it exists (operators cannot resell). */
 export async function parentFor(db: Db, parent: string, username: string): Promise<Account> {
   if (usernameMatches(parent, username)) {
@@ -121,7 +146,10 @@ export async function requireSubAccount(db: Db, parentId: number, username: stri
   return account;
 }
 
-/** A page of the parent's direct sub-accounts (or the one `onlyId`), oldest first, with their balances. */
+/**
+ * A page of the parent's direct sub-accounts (or the one `onlyId`), oldest first, with their
+ * balances and how many sub-accounts of their own each has.
+ */
 export async function listSubAccounts(db: Db, parentId: number, page: PageRequest, onlyId?: number) {
   let filtered = db.selectFrom("accounts").where("parent_id", "=", parentId);
   if (onlyId !== undefined) filtered = filtered.where("id", "=", onlyId);
@@ -131,18 +159,23 @@ export async function listSubAccounts(db: Db, parentId: number, page: PageReques
     page,
   );
   const ids = rows.map((row) => row.id);
-  const wallets =
+  const [wallets, children] =
     ids.length === 0
-      ? []
-      : await db
-          .selectFrom("wallets")
-          .select(["account_id", "wallet", "balance"])
-          .where("account_id", "in", ids)
-          .execute();
+      ? [[], []]
+      : await Promise.all([
+          db.selectFrom("wallets").select(["account_id", "wallet", "balance"]).where("account_id", "in", ids).execute(),
+          db
+            .selectFrom("accounts")
+            .select((eb) => ["parent_id", eb.fn.countAll<number | string>().as("count")])
+            .where("parent_id", "in", ids)
+            .groupBy("parent_id")
+            .execute(),
+        ]);
   return {
     total,
     rows: rows.map((row) => ({
       ...row,
+      subaccounts: Number(children.find((c) => c.parent_id === row.id)?.count ?? 0),
       balances: Object.fromEntries(
         WALLETS.map((wallet) => [
           wallet,

@@ -2,7 +2,8 @@
 // console session: creates them, lists them (paged), changes their price or status (decision
 // 0149), makes them API keys (which act there with the role of the parent's user who made them:
 // decision 0143), issues them credits and takes issued credits back (decision 0150).
-// Any other account's name (a sibling, the caller's own parent, an unknown one) is a 404.
+// Any other account's name (a sibling, the caller's own parent, an unknown one) is a 404. It reads
+// deeper than it manages: the list with `?subaccount=` is the sub-accounts of an account below it.
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli, type Wallet } from "../../base/core/credits.js";
@@ -16,7 +17,13 @@ import { getAccount } from "./accounts.js";
 import { KeyRequest } from "./key-changes.js";
 import { newKeyAnswer } from "./key-routes.js";
 import { markupPercent } from "./price-cards.js";
-import { fundSubAccount, listSubAccounts, reclaimFromSubAccount, requireSubAccount } from "./resellers.js";
+import {
+  fundSubAccount,
+  listSubAccounts,
+  readableAccount,
+  reclaimFromSubAccount,
+  requireSubAccount,
+} from "./resellers.js";
 import { createSubAccount, updateSubAccount } from "./subaccount-changes.js";
 import { type SubAccountBelow, subAccountsBelowParent } from "./subaccounts-below.js";
 import {
@@ -24,6 +31,7 @@ import {
   SubAccount,
   SubAccountChange,
   SubAccountFunding,
+  SubAccountParam,
   SubAccountReclaim,
   SubAccountRequest,
 } from "./v2-schemas.js";
@@ -44,6 +52,7 @@ function describe(
     markup_bp: number | null;
     created_at: number;
     balances: Record<Wallet, number>;
+    subaccounts: number;
   },
   below?: Below,
 ) {
@@ -58,6 +67,7 @@ function describe(
     >,
     created_at: isoUtc(new Date(row.created_at)),
     below_parent: below ? { units_below: below.units_below, units: below.units, message: below.message } : null,
+    subaccounts: row.subaccounts,
   };
 }
 
@@ -98,7 +108,9 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
         ...(body.markup_percent !== undefined ? { markupPercent: body.markup_percent } : {}),
       });
       const zero = { sms: 0, international: 0, whatsapp: 0, email: 0, voice: 0 };
-      return reply.code(201).send({ status: "success", data: describe({ ...created, balances: zero }) });
+      return reply
+        .code(201)
+        .send({ status: "success", data: describe({ ...created, balances: zero, subaccounts: 0 }) });
     },
   );
 
@@ -108,15 +120,16 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
       config: resource,
       schema: {
         operationId: "listSubAccounts",
-        summary: "The caller's sub-accounts, oldest first, with their balances",
+        summary: "The caller's sub-accounts (or those of an account below it), oldest first, with their balances",
         tags: ["account"],
-        querystring: Type.Object(PAGE_PARAMS, { additionalProperties: false }),
+        querystring: Type.Object({ ...PAGE_PARAMS, subaccount: SubAccountParam }, { additionalProperties: false }),
         response: { 200: pageAnswer(SubAccount) },
       },
     },
     async (request) => {
       const paging = pageOf(request.query, PER_PAGE, MAX_PER_PAGE);
-      const { rows, total } = await listSubAccounts(db, request.principal!.accountId, paging);
+      const parent = await readableAccount(db, request.principal!.accountId, request.query.subaccount);
+      const { rows, total } = await listSubAccounts(db, parent.id, paging);
       const below = await belowOf(db, ctx.clock.now().getTime(), rows);
       const data = rows.map((row) => describe(row, below.get(row.username)));
       return { status: "success", data, meta: pageMeta(paging, total) };

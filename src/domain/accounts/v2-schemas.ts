@@ -317,6 +317,11 @@ export const SubAccount = Type.Object(
           "Its own card prices some unit below your price (a card changed since it was given): you pay more for such a send than it is charged. null: none.",
       },
     ),
+    subaccounts: Type.Integer({
+      minimum: 0,
+      description:
+        "How many sub-accounts of its own it has: GET /api/v2/subaccounts?subaccount=<its username> lists them.",
+    }),
   },
   { title: "SubAccount" },
 );

@@ -3,34 +3,13 @@
 // `?subaccount=`, and one message of the tree by its queue id. An account outside the tree (a
 // parent, a sibling, another reseller's customer) is answered exactly as an unknown one, 404, so a
 // name or id of another tree tells nothing.
-import { GatewayError } from "../../base/core/errors.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { findAccountByUsername, levelsBelow, usernamesOf } from "../accounts/index.js";
+import { levelsBelow, usernamesOf } from "../accounts/index.js";
 
-/** An account of the reader's tree: its id and how many levels below the reader (0: the reader's own). */
-export interface TreeAccount {
-  id: number;
-  levels: number;
-}
-
-/**
- * The account a list shows: the reader's own, or with `?subaccount=` an account below it at any
- * depth (any other name, the reader's own, its parent's or a sibling's included, is a 404).
- */
-export async function readableAccount(db: Db, readerId: number, subaccount: string | undefined): Promise<TreeAccount> {
-  const name = subaccount?.trim();
-  if (!name) return { id: readerId, levels: 0 };
-  if (name.includes("\u0000")) {
-    throw new GatewayError("invalid_request", 'Query parameter "subaccount" holds a NUL character.', {
-      field: "subaccount",
-    });
-  }
-  const account = await findAccountByUsername(db, name);
-  const levels = account ? await levelsBelow(db, readerId, account.id) : undefined;
-  if (!account || !levels) throw new GatewayError("not_found", `No sub-account named "${name}" under this account.`);
-  return { id: account.id, levels };
-}
+// The account `?subaccount=` names is the accounts' rule (accounts/resellers.ts), which the
+// sub-accounts list reads too; the message and refusal reads take it from here.
+export { readableAccount, type TreeAccount } from "../accounts/index.js";
 
 /**
  * A message of the reader's tree by its queue id (as stored), with the sub-account's username when

@@ -6,7 +6,9 @@
 // be refused, and opens a sub-account's messages from its row; a billing user gives credits (the
 // list read under its role) but is offered no taking back; suspending and taking back ask for a
 // confirmation first, and a success clears an earlier failure's notice (console audit C11, C12,
-// C13); the axe check and no sideways scroll.
+// C13); a reseller walks down its tree at 390 px (a row's count of sub-accounts opens theirs, read
+// only, to a grandchild's; the trail leads back up; a name opens its messages; another tree's name
+// is not found); the axe check and no sideways scroll.
 import { expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -17,7 +19,7 @@ import {
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
-import { milli } from "../../helpers/resellers.js";
+import { milli, resellerTree, subAccount } from "../../helpers/resellers.js";
 
 describeInBrowser("console in the browser: sub-accounts", () => {
   const gateway = useTestGateway("sqlite", { roles: ["api"] });
@@ -147,6 +149,67 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await expectAccessible(page, "sub-accounts after taking credits back");
     await expectNoHorizontalScroll(page, "sub-accounts after taking credits back");
     expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("walks down the tree to a grandchild's sub-accounts and back up at 390 px, read only", async () => {
+    const t = gateway();
+    const { top, mid, leaf } = await resellerTree(t, t.clock);
+    const sibling = await subAccount(t, mid);
+    const great = await subAccount(t, leaf, { markup_percent: 5 });
+    const otherSub = await subAccount(t, await buildAccount(t));
+    const { page, context, problems } = await newPage(browser(), t.url, { width: 390, height: 844 });
+    await signInAs(page, top.username, top.password, "/subaccounts");
+    await page.getByTestId(`sub-${mid.username}`).waitFor();
+    expect(await page.getByTestId(`subs-of-${mid.username}`).textContent()).toBe(`2 sub-accounts of ${mid.username}`);
+
+    await page.getByRole("link", { name: `2 sub-accounts of ${mid.username}` }).click();
+    await page.getByRole("heading", { name: `Sub-accounts of ${mid.username}` }).waitFor();
+    await page.getByTestId(`sub-${sibling.username}`).waitFor();
+    expect(await page.getByTestId("subaccount-trail").textContent()).toBe(`Your sub-accounts › ${mid.username}`);
+    expect(await page.getByTestId(`price-${leaf.username}`).textContent()).toBe(`${mid.username}'s price + 12.5 %`);
+    expect(await page.getByTestId(`credits-${leaf.username}`).textContent()).toBe("SMS 100");
+    expect(await page.getByTestId(`subs-of-${sibling.username}`).textContent()).toBe("none");
+    // Managed by their own parent: no form or button of the reseller's own list.
+    expect(await page.getByRole("form").count()).toBe(0);
+    expect(await page.getByRole("button", { name: /Suspend|Reactivate|New key|Give credits|Take back/ }).count()).toBe(
+      0,
+    );
+    await expectAccessible(page, "a sub-account's sub-accounts");
+    await expectNoHorizontalScroll(page, "a sub-account's sub-accounts");
+
+    await page.getByRole("link", { name: `1 sub-account of ${leaf.username}` }).click();
+    await page.getByRole("heading", { name: `Sub-accounts of ${leaf.username}` }).waitFor();
+    await page.getByTestId(`sub-${great.username}`).waitFor();
+    expect(await page.getByTestId("subaccount-trail").textContent()).toBe(
+      `Your sub-accounts › ${mid.username} › ${leaf.username}`,
+    );
+    expect(await page.getByTestId(`price-${great.username}`).textContent()).toBe(`${leaf.username}'s price + 5 %`);
+    await expectAccessible(page, "a grandchild's sub-accounts");
+    await expectNoHorizontalScroll(page, "a grandchild's sub-accounts");
+    // The grandchild's own messages, from its row's name and from the line above the table.
+    await page.getByRole("link", { name: `${leaf.username}'s messages` }).click();
+    await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
+    await page.getByText("No messages match.").waitFor();
+    await page.goBack();
+    await page.getByTestId(`sub-${great.username}`).getByRole("link", { name: great.username }).click();
+    await page.getByRole("heading", { name: `Messages of ${great.username}` }).waitFor();
+    await page.goBack();
+
+    await page.getByTestId("subaccount-trail").getByRole("link", { name: mid.username }).click();
+    await page.getByRole("heading", { name: `Sub-accounts of ${mid.username}` }).waitFor();
+    await page.getByTestId("subaccount-trail").getByRole("link", { name: "Your sub-accounts" }).click();
+    await page.getByRole("heading", { name: "Sub-accounts", exact: true }).waitFor();
+    await page.getByTestId(`sub-${mid.username}`).waitFor();
+    expect(problems).toEqual([]);
+
+    // Another tree's account is not found, its sub-accounts never listed.
+    await page.goto(`/subaccounts?subaccount=${otherSub.username}`);
+    await expect
+      .poll(async () => (await page.getByRole("alert").textContent()) ?? "")
+      .toContain(`No sub-account named "${otherSub.username}"`);
+    expect(await page.locator("table").count()).toBe(0);
+    await expectNoHorizontalScroll(page, "another tree's sub-accounts");
     await context.close();
   });
 

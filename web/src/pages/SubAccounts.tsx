@@ -7,39 +7,34 @@
 // taking back are confirmed first; a success clears the notices of earlier failures. An owner or
 // admin changes a sub-account's card or markup (subaccount-price.tsx, confirmed); a sub-account whose
 // card is below this account's price (a card changed since: decision 0168) is marked and named.
+// Each row's count of its own sub-accounts opens their list (subaccounts-below.tsx, read only),
+// and so on down the tree.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type MouseEvent, useState } from "react";
-import { data, paged, withQuery } from "../api.js";
+import { data, paged } from "../api.js";
 import { BelowParentNotice } from "../below-parent.js";
 import { ConfirmStep } from "../confirm-step.js";
-import { formatNumber, formatTime, plural, walletName } from "../format.js";
-import { Link } from "../router.js";
+import { formatNumber, plural, walletName } from "../format.js";
+import { useLocation } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
 import type { Capability, CreatedKey, SubAccount, SubAccountFunding } from "../types.js";
-import {
-  Busy,
-  ConfirmButton,
-  ErrorNotice,
-  Field,
-  NewKeyNotice,
-  Pager,
-  PageTitle,
-  StatusBadge,
-  Success,
-} from "../ui.js";
-import { priceWords, SubAccountPriceForm } from "./subaccount-price.js";
+import { Busy, ConfirmButton, ErrorNotice, Field, NewKeyNotice, Pager, PageTitle, Success } from "../ui.js";
+import { SubAccountPriceForm } from "./subaccount-price.js";
+import { type ExtraColumn, SubAccountTable, WALLETS } from "./subaccount-table.js";
+import { SubAccountsBelow } from "./subaccounts-below.js";
 
-const WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
-
-/** A sub-account's wallets: SMS always, the others where they hold credits. */
-function walletsOf(sub: SubAccount): string {
-  return WALLETS.filter((wallet) => wallet === "sms" || sub.balances[wallet] !== 0)
-    .map((wallet) => `${walletName(wallet)} ${formatNumber(sub.balances[wallet])}`)
-    .join(" · ");
-}
 const PER_PAGE = 25;
 
+/** The reseller's own sub-accounts, or with `?subaccount=` (and `via`, the levels between) those of one below. */
 export default function SubAccounts() {
+  const { query } = useLocation();
+  const below = query.get("subaccount")?.trim();
+  if (!below) return <OwnSubAccounts />;
+  const trail = [...query.getAll("via"), below];
+  return <SubAccountsBelow key={trail.join("/")} trail={trail} />;
+}
+
+function OwnSubAccounts() {
   const session = useSignedIn();
   const can = (capability: Capability) => canDo(session, capability);
   const queryClient = useQueryClient();
@@ -119,11 +114,53 @@ export default function SubAccounts() {
     fund.reset();
     setGiving(true);
   };
+  const accessCell = (sub: SubAccount) =>
+    sub.status === "blocked" ? (
+      "Blocked by the operator"
+    ) : sub.status === "active" ? (
+      <ConfirmButton
+        danger
+        label={
+          <>
+            Suspend<span className="visually-hidden"> {sub.username}</span>
+          </>
+        }
+        confirmLabel={`Confirm: suspend ${sub.username}`}
+        warning={`${sub.username} and its own sub-accounts can send nothing until you reactivate it.`}
+        disabled={setStatus.isPending}
+        onConfirm={() => setStatus.mutate({ username: sub.username, status: "suspended" })}
+      />
+    ) : (
+      <button
+        type="button"
+        onClick={() => setStatus.mutate({ username: sub.username, status: "active" })}
+        disabled={setStatus.isPending}
+      >
+        Reactivate<span className="visually-hidden"> {sub.username}</span>
+      </button>
+    );
   const takeBack = (event: MouseEvent<HTMLButtonElement>) => {
     if (!event.currentTarget.form?.reportValidity()) return;
     setGiving(false);
     setTakingBack(true);
   };
+
+  /** The columns of the controls the role may use: access (suspend, reactivate) and a new key. */
+  const controls: ExtraColumn[] = [
+    ...(can("manage") ? [{ header: "Access", cell: accessCell }] : []),
+    ...(can("develop")
+      ? [
+          {
+            header: "API key",
+            cell: (sub: SubAccount) => (
+              <button type="button" onClick={() => newKey.mutate(sub.username)} disabled={newKey.isPending}>
+                New key<span className="visually-hidden"> for {sub.username}</span>
+              </button>
+            ),
+          },
+        ]
+      : []),
+  ];
 
   return (
     <>
@@ -304,88 +341,7 @@ export default function SubAccounts() {
           advice="You pay more for each such send than the sub-account is charged: raise its card, or put it on a markup."
         />
       ) : null}
-      {list.data ? (
-        <div className="table-wrap">
-          <table>
-            <caption>Sub-accounts, oldest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Username</th>
-                <th scope="col">State</th>
-                <th scope="col">Price</th>
-                <th scope="col">Credits</th>
-                <th scope="col">Created</th>
-                {can("manage") ? <th scope="col">Access</th> : null}
-                {can("develop") ? <th scope="col">API key</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((sub) => (
-                <tr key={sub.username} data-testid={`sub-${sub.username}`}>
-                  <td>
-                    {can("read") ? (
-                      <Link to={withQuery("/messages", { subaccount: sub.username })}>{sub.username}</Link>
-                    ) : (
-                      sub.username
-                    )}
-                  </td>
-                  <td>
-                    <StatusBadge status={sub.status} />
-                  </td>
-                  <td data-testid={`price-${sub.username}`}>
-                    {priceWords(sub)}
-                    {sub.below_parent ? (
-                      <>
-                        {" "}
-                        <span className="badge status-failed" title={sub.below_parent.message}>
-                          below your price
-                        </span>
-                      </>
-                    ) : null}
-                  </td>
-                  <td data-testid={`credits-${sub.username}`}>{walletsOf(sub)}</td>
-                  <td>{formatTime(sub.created_at, session.time_zone)}</td>
-                  {can("manage") ? (
-                    <td>
-                      {sub.status === "blocked" ? (
-                        "Blocked by the operator"
-                      ) : sub.status === "active" ? (
-                        <ConfirmButton
-                          danger
-                          label={
-                            <>
-                              Suspend<span className="visually-hidden"> {sub.username}</span>
-                            </>
-                          }
-                          confirmLabel={`Confirm: suspend ${sub.username}`}
-                          warning={`${sub.username} and its own sub-accounts can send nothing until you reactivate it.`}
-                          disabled={setStatus.isPending}
-                          onConfirm={() => setStatus.mutate({ username: sub.username, status: "suspended" })}
-                        />
-                      ) : (
-                        <button
-                          type="button"
-                          onClick={() => setStatus.mutate({ username: sub.username, status: "active" })}
-                          disabled={setStatus.isPending}
-                        >
-                          Reactivate<span className="visually-hidden"> {sub.username}</span>
-                        </button>
-                      )}
-                    </td>
-                  ) : null}
-                  {can("develop") ? (
-                    <td>
-                      <button type="button" onClick={() => newKey.mutate(sub.username)} disabled={newKey.isPending}>
-                        New key<span className="visually-hidden"> for {sub.username}</span>
-                      </button>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      {list.data ? <SubAccountTable subs={list.data.data} trail={[]} extra={controls} /> : null}
       <Pager meta={list.data?.meta} onPage={setPage} />
     </>
   );

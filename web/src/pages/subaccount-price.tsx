@@ -11,9 +11,9 @@ import { ErrorNotice, Field, Success } from "../ui.js";
 
 type Mode = "markup" | "card";
 
-/** What a sub-account is priced by, in words: its card, or this account's price plus its markup. */
-export function priceWords(sub: Pick<SubAccount, "price_card" | "markup_percent">): string {
-  return sub.price_card === null ? `your price + ${sub.markup_percent ?? 0} %` : `card ${sub.price_card}`;
+/** What a sub-account is priced by, in words: its card, or its parent's price (`whose`) plus its markup. */
+export function priceWords(sub: Pick<SubAccount, "price_card" | "markup_percent">, whose = "your"): string {
+  return sub.price_card === null ? `${whose} price + ${sub.markup_percent ?? 0} %` : `card ${sub.price_card}`;
 }
 
 export function SubAccountPriceForm({ subs, onChanged }: { subs: readonly SubAccount[]; onChanged: () => void }) {

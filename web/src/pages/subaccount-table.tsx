@@ -1,0 +1,121 @@
+// The table of a list of sub-accounts (GET /api/v2/subaccounts): the signed-in account's own, or
+// those of an account below it (`parent`, with the trail of accounts from the first level down to
+// it). Each name opens its messages; each count of sub-accounts opens their list, so a reseller
+// walks down its tree a level at a time. The own list adds the columns of its controls.
+import type { ReactNode } from "react";
+import { withQuery } from "../api.js";
+import { formatNumber, formatTime, walletName } from "../format.js";
+import { Link } from "../router.js";
+import { canDo, useSignedIn } from "../session.js";
+import type { SubAccount } from "../types.js";
+import { StatusBadge } from "../ui.js";
+import { priceWords } from "./subaccount-price.js";
+
+export const WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
+
+/** A sub-account's wallets: SMS always, the others where they hold credits. */
+function walletsOf(sub: SubAccount): string {
+  return WALLETS.filter((wallet) => wallet === "sms" || sub.balances[wallet] !== 0)
+    .map((wallet) => `${walletName(wallet)} ${formatNumber(sub.balances[wallet])}`)
+    .join(" · ");
+}
+
+/**
+ * The page listing the sub-accounts of the last account of `trail` (the accounts from the first
+ * level below the reader down to it); the reader's own list for an empty trail.
+ */
+export function treeLink(trail: readonly string[]): string {
+  const params = new URLSearchParams();
+  for (const name of trail.slice(0, -1)) params.append("via", name);
+  const last = trail.at(-1);
+  if (last === undefined) return "/subaccounts";
+  params.set("subaccount", last);
+  return `/subaccounts?${params}`;
+}
+
+export interface ExtraColumn {
+  header: string;
+  cell: (sub: SubAccount) => ReactNode;
+}
+
+export function SubAccountTable({
+  subs,
+  trail,
+  extra = [],
+}: {
+  subs: readonly SubAccount[];
+  /** The accounts from the first level below the reader down to the one whose list this is. */
+  trail: readonly string[];
+  extra?: readonly ExtraColumn[];
+}) {
+  const session = useSignedIn();
+  const parent = trail.at(-1);
+  const whose = parent === undefined ? "your" : `${parent}'s`;
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption>{parent === undefined ? "Sub-accounts" : `${parent}'s sub-accounts`}, oldest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Username</th>
+            <th scope="col">State</th>
+            <th scope="col">Price</th>
+            <th scope="col">Credits</th>
+            <th scope="col">Sub-accounts</th>
+            <th scope="col">Created</th>
+            {extra.map((column) => (
+              <th key={column.header} scope="col">
+                {column.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {subs.map((sub) => (
+            <tr key={sub.username} data-testid={`sub-${sub.username}`}>
+              <td>
+                {canDo(session, "read") ? (
+                  <Link to={withQuery("/messages", { subaccount: sub.username })}>{sub.username}</Link>
+                ) : (
+                  sub.username
+                )}
+              </td>
+              <td>
+                <StatusBadge status={sub.status} />
+              </td>
+              <td data-testid={`price-${sub.username}`}>
+                {priceWords(sub, whose)}
+                {sub.below_parent ? (
+                  <>
+                    {" "}
+                    <span className="badge status-failed" title={sub.below_parent.message}>
+                      below {whose} price
+                    </span>
+                  </>
+                ) : null}
+              </td>
+              <td data-testid={`credits-${sub.username}`}>{walletsOf(sub)}</td>
+              <td data-testid={`subs-of-${sub.username}`}>
+                {sub.subaccounts === 0 ? (
+                  "none"
+                ) : (
+                  <Link to={treeLink([...trail, sub.username])}>
+                    {formatNumber(sub.subaccounts)}
+                    <span className="visually-hidden">
+                      {" "}
+                      {sub.subaccounts === 1 ? "sub-account" : "sub-accounts"} of {sub.username}
+                    </span>
+                  </Link>
+                )}
+              </td>
+              <td>{formatTime(sub.created_at, session.time_zone)}</td>
+              {extra.map((column) => (
+                <td key={column.header}>{column.cell(sub)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

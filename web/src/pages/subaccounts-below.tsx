@@ -1,0 +1,75 @@
+// The sub-accounts of an account below the signed-in reseller (GET /api/v2/subaccounts?subaccount=,
+// any depth): read only, since each is managed by its own parent. The trail names the levels
+// from the reseller's own list down to it, each a link back up; a name opens its messages, a count
+// of sub-accounts the next level down. Another tree's name is the API's 404, in words.
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { paged, withQuery } from "../api.js";
+import { BelowParentNotice } from "../below-parent.js";
+import { Link } from "../router.js";
+import { canDo, useSignedIn } from "../session.js";
+import type { SubAccount } from "../types.js";
+import { Busy, ErrorNotice, Pager, PageTitle } from "../ui.js";
+import { SubAccountTable, treeLink } from "./subaccount-table.js";
+
+const PER_PAGE = 25;
+
+export function SubAccountsBelow({ trail }: { trail: readonly string[] }) {
+  const session = useSignedIn();
+  const parent = trail.at(-1) ?? "";
+  const [page, setPage] = useState(1);
+  const list = useQuery({
+    queryKey: ["subaccounts", parent, page],
+    queryFn: () =>
+      paged<SubAccount>("/api/v2/subaccounts", {
+        subaccount: parent,
+        page: String(page),
+        per_page: String(PER_PAGE),
+      }),
+  });
+  return (
+    <>
+      <PageTitle>Sub-accounts of {parent}</PageTitle>
+      <nav aria-label="Where in your sub-accounts" data-testid="subaccount-trail">
+        <p>
+          <Link to="/subaccounts">Your sub-accounts</Link>
+          {trail.map((name, level) => (
+            <span key={name}>
+              {" › "}
+              {level === trail.length - 1 ? (
+                <span aria-current="page">{name}</span>
+              ) : (
+                <Link to={treeLink(trail.slice(0, level + 1))}>{name}</Link>
+              )}
+            </span>
+          ))}
+        </p>
+      </nav>
+      <p>
+        {parent}'s own customers. You read them here; {parent} sets their prices, gives them credits and keys, and
+        suspends them.
+        {canDo(session, "read") ? (
+          <>
+            {" "}
+            <Link to={withQuery("/messages", { subaccount: parent })}>{parent}'s messages</Link> ·{" "}
+            <Link to={withQuery("/refusals", { subaccount: parent })}>its refused sends</Link>
+          </>
+        ) : null}
+      </p>
+      <ErrorNotice error={list.error} />
+      {list.isPending ? <Busy /> : null}
+      {list.data ? (
+        <BelowParentNotice
+          below={list.data.data.flatMap((sub) =>
+            sub.below_parent ? [{ username: sub.username, message: sub.below_parent.message }] : [],
+          )}
+          testId="subaccounts-below-parent"
+          advice={`${parent} sets their prices: it raises such a card, or puts the sub-account on a markup.`}
+        />
+      ) : null}
+      {list.data?.data.length === 0 ? <p data-testid="no-subaccounts">{parent} has no sub-accounts.</p> : null}
+      {list.data && list.data.data.length > 0 ? <SubAccountTable subs={list.data.data} trail={trail} /> : null}
+      <Pager meta={list.data?.meta} onPage={setPage} />
+    </>
+  );
+}
