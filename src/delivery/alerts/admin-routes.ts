@@ -12,7 +12,8 @@ import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.j
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";
 import { actorOf } from "../../domain/auth/index.js";
-import { maskedSecret, staffReadsSecrets } from "../../domain/webhooks/routes.js";
+import { staffReadsSecrets } from "../../domain/webhooks/routes.js";
+import { maskedSecret } from "../../domain/webhooks/settings.js";
 import { AccountThreshold, AccountThresholdRequest, AlertSettings, AlertSettingsRequest } from "./alert-schemas.js";
 import { changeAlerts, describeAlerts, issueField } from "./operations.js";
 import { type AlertSettingsChange, accountThreshold, setAccountThreshold } from "./settings.js";

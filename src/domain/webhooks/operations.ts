@@ -5,7 +5,13 @@ import { GatewayError, isGatewayError } from "../../base/core/errors.js";
 import type { WebhookEvent } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Actor, recordChange } from "../audit/index.js";
-import { rotateWebhookSecret, setWebhookUrls, type WebhookSettings, webhookSettings } from "./settings.js";
+import {
+  maskedSecret,
+  rotateWebhookSecret,
+  setWebhookUrls,
+  type WebhookSettings,
+  webhookSettings,
+} from "./settings.js";
 import { checkWebhookUrl } from "./url-guard.js";
 
 export interface WebhookApiDeps {
@@ -73,9 +79,15 @@ export async function rotateSecretOf(
   actor: Actor,
 ) {
   const who = { clock: deps.clock, actor };
-  // The secrets themselves are never written to the log.
-  const secret = await rotateWebhookSecret(deps.store, deps.clock, accountId, undefined, (trx) =>
-    recordChange(trx, who, { action: "webhooks.rotate_secret", target: "webhook signing secret", accountId }),
+  // The secrets themselves are never written to the log: masked, each tells the rotation's two apart.
+  const secret = await rotateWebhookSecret(deps.store, deps.clock, accountId, undefined, (trx, replaced, fresh) =>
+    recordChange(trx, who, {
+      action: "webhooks.rotate_secret",
+      target: "webhook signing secret",
+      accountId,
+      ...(replaced === null ? {} : { before: { secret: maskedSecret(replaced) } }),
+      after: { secret: maskedSecret(fresh) },
+    }),
   );
   const previous = await deps.store.db
     .selectFrom("webhook_secrets")

@@ -14,7 +14,7 @@ import { actorOf, ownerRoleOf, roleAllows } from "../auth/index.js";
 import { DELIVERY_STATUSES, listDeliveries, queueTestEvent, redeliverOne, redeliverRange } from "./deliveries.js";
 import { changeWebhookUrls, type FirstInboundNumber, rotateSecretOf, webhookSettingsOf } from "./operations.js";
 import { Redelivery, WebhookDelivery, WebhookSecret, WebhookSettings, WebhookUrlsRequest } from "./schemas.js";
-import { DELIVERY_EVENTS, WEBHOOK_EVENTS } from "./settings.js";
+import { DELIVERY_EVENTS, maskedSecret, WEBHOOK_EVENTS } from "./settings.js";
 
 /** What this file takes from the gateway (`firstInboundNumber`: inbound/'s, handed in by app/). */
 export type WebhookRouteDeps = Pick<Runtime, "config" | "store" | "clock"> & { firstInboundNumber: FirstInboundNumber };
@@ -34,11 +34,6 @@ export interface WebhookMount {
    * masked, as keys and connector passwords are.
    */
   showsSecret(request: FastifyRequest): boolean;
-}
-
-/** A signing secret as a read-only reader sees it: enough to tell secrets apart, never to sign. */
-export function maskedSecret(secret: string | null): string | null {
-  return secret === null ? null : `whsec_…${secret.slice(-4)}`;
 }
 
 /**

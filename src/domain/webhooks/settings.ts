@@ -33,6 +33,14 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
 }
 
+/**
+ * A signing secret as a reader who may not sign sees it (decision 0141): `whsec_…` and its last
+ * four characters, enough to tell secrets apart, never to sign. The audit log writes it so too.
+ */
+export function maskedSecret(secret: string | null): string | null {
+  return secret === null ? null : `whsec_…${secret.slice(-4)}`;
+}
+
 export interface WebhookSettings {
   urls: Partial<Record<WebhookEvent, string>>;
   /** The current secret (the one a receiver should verify with). */
@@ -138,12 +146,18 @@ export async function rotateWebhookSecret(
   clock: Clock,
   accountId: number,
   graceMs = SECRET_GRACE_MS,
-  /** What the caller writes in the same transaction (the audit entry). */
-  also?: (trx: Db) => Promise<void>,
+  /** What the caller writes in the same transaction (the audit entry), given the secret replaced (null: none) and the new one. */
+  also?: (trx: Db, replaced: string | null, secret: string) => Promise<void>,
 ): Promise<string> {
   const now = clock.now().getTime();
   const secret = newWebhookSecret();
   await store.transaction(async (trx) => {
+    const replaced = await trx
+      .selectFrom("webhook_secrets")
+      .select("secret")
+      .where("account_id", "=", accountId)
+      .where("expires_at", "is", null)
+      .executeTakeFirst();
     await trx
       .updateTable("webhook_secrets")
       .set({ expires_at: now })
@@ -160,7 +174,7 @@ export async function rotateWebhookSecret(
       .insertInto("webhook_secrets")
       .values({ account_id: accountId, secret, created_at: now, expires_at: null })
       .execute();
-    await also?.(trx);
+    await also?.(trx, replaced?.secret ?? null, secret);
   });
   await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
   return secret;
