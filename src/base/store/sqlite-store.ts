@@ -31,13 +31,16 @@ export function walCheckpointPages(pageSize: number): number {
 export function openSqlite(file: string, options: StoreOptions): Store {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const raw = new BetterSqlite3(file);
+  // First, before any pragma reads the file: another connection (the other thread's, the CLI's)
+  // may hold a lock a moment, and without it even `journal_mode` answers "database is locked" at
+  // once (a start failed so in CI while its worker thread opened its connection).
+  raw.pragma("busy_timeout = 10000");
   // Before anything creates the file: a new database has pages of PAGE_SIZE bytes (an existing
   // one keeps its own; see docs/decisions/0136-smaller-sqlite-pages.md for converting it).
   raw.pragma(`page_size = ${PAGE_SIZE}`);
   raw.pragma("journal_mode = WAL");
   raw.pragma(`synchronous = ${options.sqliteSynchronous ?? "FULL"}`);
   raw.pragma("foreign_keys = ON");
-  raw.pragma("busy_timeout = 10000");
   // 8 MiB of page cache per connection by default (SQLITE_CACHE_MB), not 64 (issue 43): a
   // `start` has two connections, and each filled its cache as the file grew, 100+ MB of the
   // process under load. The pages a send touches (the tails of the tables and their indexes) stay

@@ -138,7 +138,9 @@ describeEnginesTogether("SMPP server: window, keep-alive, idle, time-outs, unbin
     expect(client.closed).toBe(false);
     await until(() => client.closed, 6_000, "the idle unbind");
     expect(client.unbinds).toBe(1);
-    expect(client.enquireLinks).toBeGreaterThanOrEqual(2);
+    // Answered, and still unbound when idle: a second enquire_link (at 2 s) comes before the
+    // unbind (at 3 s) on a quiet machine, not always on a loaded one, whose timers run late.
+    expect(client.enquireLinks).toBeGreaterThanOrEqual(1);
   });
 
   it("keeps a bind whose client sends its own enquire_link, answering each", async () => {
