@@ -14,6 +14,7 @@ import type { Db, Store } from "../../base/store/store.js";
 import {
   deliverWhatsAppMessage,
   failWhatsAppMessage,
+  knownWhatsAppUpstreamIds,
   RollupChanges,
   readWhatsAppMessage,
   whatsAppMessageByUpstreamId,
@@ -91,8 +92,8 @@ export class WhatsAppEvents {
     for (;;) {
       const page = await keptStatuses(store.db, { ...(messageIds ? { messageIds } : {}), ...(after ? { after } : {}) });
       // Looked up first, outside a transaction: a look that finds only unknown wamids writes nothing.
-      const known: StatusEvent[] = [];
-      for (const event of page) if (await whatsAppMessageByUpstreamId(store.db, event.messageId)) known.push(event);
+      const carried = await knownWhatsAppUpstreamIds(store.db, [...new Set(page.map((event) => event.messageId))]);
+      const known = page.filter((event) => carried.has(event.messageId));
       if (known.length > 0) found += known.length - (await this.move(known, "forget")).length;
       const last = page.at(-1);
       if (page.length < EARLY_STATUSES_PAGE || !last) return found;

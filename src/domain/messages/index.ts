@@ -68,7 +68,7 @@
 //   whatsapp-steps.ts  the WhatsApp channel's own steps: the row written `sending` before the upstream
 //                      call, then sent or failed; Meta's delivered, read and failed; stale sends failed;
 //                      sends left sent or delivered (the simulator's lost statuses); a message by
-//                      numeric or upstream id
+//                      numeric or upstream id; which of some wamids a message carries
 //   analytics.ts       delivery analytics: the rollups of a window grouped by account, connector, route,
 //                      prefix, error code, or the caller's hours or days; latency percentiles from their
 //                      histogram; ANALYTICS_PREFIX_DIGITS recorded

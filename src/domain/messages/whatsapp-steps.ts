@@ -115,6 +115,18 @@ export async function whatsAppMessageByUpstreamId(db: Db, upstreamId: string) {
     .executeTakeFirst();
 }
 
+/** Of `upstreamIds` (Meta's wamids), those a WhatsApp message carries: one read for a page of kept statuses. */
+export async function knownWhatsAppUpstreamIds(db: Db, upstreamIds: readonly string[]): Promise<Set<string>> {
+  if (upstreamIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("messages")
+    .select("upstream_id")
+    .where("upstream_id", "in", [...upstreamIds])
+    .where("channel", "=", "whatsapp")
+    .execute();
+  return new Set(rows.map((row) => row.upstream_id!));
+}
+
 /** A message of the account by numeric id (all digits) or upstream id (wamid). */
 export async function findWhatsAppMessage(db: Db, accountId: number, id: string): Promise<MessageRow | undefined> {
   const query = db
