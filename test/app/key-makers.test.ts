@@ -1,7 +1,7 @@
 // A key acts as the user who made it (decision 0140), through the real server on both engines: a
 // developer's or an admin's key does no more than their session (no owner made, no user removed,
 // no money moved), a lowered role narrows their keys at the next request, a removal revokes
-// them, the key list names each key's maker, and a caller revokes only a key that can do nothing
+// them, the key list names each key's maker and the role it acts with, and a caller revokes only a key that can do nothing
 // it cannot. Keys made before (and the account's own) act as the owner, as they did.
 import { beforeAll, expect, it } from "vitest";
 import { callAs, type SignedIn } from "../helpers/console.js";
@@ -39,7 +39,13 @@ describeEachEngine("keys act as their maker", (engine) => {
   async function keyList() {
     const list = await asOwner("GET", "/api/v2/keys");
     expect(list.status, list.text).toBe(200);
-    return list.body.data as { id: number; prefix: string; name: string | null; created_by: string | null }[];
+    return list.body.data as {
+      id: number;
+      prefix: string;
+      name: string | null;
+      created_by: string | null;
+      maker_role: string | null;
+    }[];
   }
 
   beforeAll(async () => {
@@ -110,9 +116,17 @@ describeEachEngine("keys act as their maker", (engine) => {
     expect(byOwnerKey.status, byOwnerKey.text).toBe(201);
 
     const keys = await keyList();
-    expect(keys.find((key) => key.id === devKey.id)?.created_by).toBe("dev");
-    expect(keys.find((key) => key.id === annKey.id)?.created_by).toBe("ann");
-    expect(keys.find((key) => key.prefix === account.apiKey.slice(0, 10))?.created_by).toBeNull();
+    expect(keys.find((key) => key.id === devKey.id)).toMatchObject({ created_by: "dev", maker_role: "developer" });
+    expect(keys.find((key) => key.id === annKey.id)).toMatchObject({ created_by: "ann", maker_role: "admin" });
+    const ownKey = keys.find((key) => key.prefix === account.apiKey.slice(0, 10));
+    expect(ownKey).toMatchObject({ created_by: null, maker_role: "owner" });
+    // The operator's list says the same.
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const listed = await withKey(operator.apiKey, "GET", `/admin/api/accounts/${account.username}/keys`);
+    expect(listed.body.data.find((key: { id: number }) => key.id === annKey.id)).toMatchObject({ maker_role: "admin" });
+    // A changed key is answered with it too.
+    const renamed = await asOwner("PATCH", `/api/v2/keys/${annKey.id}`, { name: "ann's" });
+    expect(renamed.body.data).toMatchObject({ name: "ann's", created_by: "ann", maker_role: "admin" });
   });
 
   it("a lowered role narrows its keys at the next request; a removal revokes them", async () => {
@@ -128,6 +142,7 @@ describeEachEngine("keys act as their maker", (engine) => {
 
     const lowered = await asOwner("PATCH", "/api/v2/users/dev2", { user_role: "support" });
     expect(lowered.status, lowered.text).toBe(200);
+    expect((await keyList()).find((key) => key.id === devKey.id)?.maker_role).toBe("support");
     const refused = await send();
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.error.code).toBe("insufficient_scope");
@@ -144,7 +159,7 @@ describeEachEngine("keys act as their maker", (engine) => {
     expect(removed.status, removed.text).toBe(200);
     expect((await withKey(devKey.api_key, "GET", "/api/v2/balance")).status).toBe(401);
     const listed = (await keyList()).find((key) => key.id === devKey.id) as unknown as { revoked_at: string | null };
-    expect(listed.revoked_at).not.toBeNull();
+    expect(listed).toMatchObject({ revoked_at: expect.any(String), maker_role: null });
     const audit = await asOwner("GET", "/api/v2/audit?action=user.delete");
     const entry = (audit.body.data as Record<string, unknown>[]).find(
       (e) => e.target === `user dev2 of ${account.username}`,

@@ -22,6 +22,7 @@ export { WALLETS } from "../../src/base/core/wallets.js";
 export {
   ACCOUNT_USER_ROLES,
   type Capability,
+  keyCapabilitiesBeyond,
   ROLE_CAPABILITIES,
   STAFF_ROLES,
   scopesOfUserRole,

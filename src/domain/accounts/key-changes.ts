@@ -155,7 +155,7 @@ export async function changeKey(
   }
   const allowedIps =
     changes.allowed_ips === undefined ? undefined : allowedIpsToStore(changes.allowed_ips, "allowed_ips");
-  const { after, role, keyHash } = await ctx.store.transaction(async (trx) => {
+  const { after, role, makerRole, keyHash } = await ctx.store.transaction(async (trx) => {
     const before = keyId === undefined ? undefined : await findLiveApiKey(trx, keyId, accountId);
     if (!before)
       throw new GatewayError(
@@ -185,7 +185,7 @@ export async function changeKey(
       before: shown(before, role),
       after: shown(after, role),
     });
-    return { after, role, keyHash: before.key_hash };
+    return { after, role, makerRole: (await keyMakerRole(trx, after, role)) ?? null, keyHash: before.key_hash };
   });
   // The key cache of every process drops the key: the next request reads its new limits.
   await apiKeyRevoked(ctx.store, keyHash);
@@ -194,6 +194,7 @@ export async function changeKey(
     prefix: after.prefix,
     ...shown(after, role),
     created_by: after.created_by,
+    maker_role: makerRole,
     created_at: isoUtc(new Date(after.created_at)),
     revoked_at: null,
   };

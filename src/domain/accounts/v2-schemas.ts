@@ -10,6 +10,7 @@ import {
   Time,
   Wallets,
 } from "../../base/http/answer-schemas.js";
+import { ACCOUNT_USER_ROLES, STAFF_ROLES, type UserRole } from "../auth/user-roles.js";
 
 const ApprovalStatus = Type.String({ description: "pending, approved or rejected." });
 
@@ -182,6 +183,12 @@ export const ApiKey = Type.Object(
     created_by: NullableString({
       description:
         "The login that made the key, whose role it acts with (decision 0140); null: made by the operator, the CLI or before keys recorded it, acting as the owner.",
+    }),
+    maker_role: Type.Unsafe<UserRole | null>({
+      type: ["string", "null"],
+      enum: [...ACCOUNT_USER_ROLES, ...STAFF_ROLES, null],
+      description:
+        "The role the key acts with: its maker's role now (owner, operator_admin for a key that records no maker); null when its maker is removed. A user may change or revoke only a key that can do nothing their role cannot.",
     }),
     created_at: Time,
     revoked_at: NullableTime(),

@@ -67,13 +67,39 @@ export async function createApiKey(
   return { id: row.id, key, prefix, rateLimit, scopes: options.scopes ?? null, allowedIps: options.allowedIps ?? null };
 }
 
+/** An account's keys, oldest first, each with `maker_role` as listedMakerRole reads it. */
 export async function listApiKeys(db: Db, accountId: number) {
   return db
     .selectFrom("api_keys")
-    .select(["id", "prefix", "name", "rate_limit", "scopes", "allowed_ips", "created_by", "created_at", "revoked_at"])
-    .where("account_id", "=", accountId)
-    .orderBy("id")
+    .leftJoin("account_users", "account_users.id", "api_keys.created_by_user")
+    .select([
+      "api_keys.id",
+      "api_keys.prefix",
+      "api_keys.name",
+      "api_keys.rate_limit",
+      "api_keys.scopes",
+      "api_keys.allowed_ips",
+      "api_keys.created_by",
+      "api_keys.created_by_user",
+      "account_users.user_role as maker_user_role",
+      "api_keys.created_at",
+      "api_keys.revoked_at",
+    ])
+    .where("api_keys.account_id", "=", accountId)
+    .orderBy("api_keys.id")
     .execute();
+}
+
+/**
+ * The role a listed key acts with, as keyMakerRole answers it for one key: its maker's now, the
+ * owner's for a key of the owner login; null when its maker is gone.
+ */
+export function listedMakerRole(
+  key: { created_by_user: number | null; maker_user_role: string | null },
+  accountRole: AccountRole,
+): UserRole | null {
+  if (key.created_by_user === null) return ownerRoleOf(accountRole);
+  return (key.maker_user_role as UserRole | null) ?? null;
 }
 
 /**

@@ -28,7 +28,8 @@
 //   principal.ts       Principal (who is calling: the account, and the user signed in), SignInIdentity;
 //                      the status it acts with (a parent's blocked one, decision 0148) and its refusal
 //   key-principals.ts  an API key read with its account as the principal it stands for (scopes, allow-list)
-//   user-roles.ts      the roles of users and staff, the capabilities each has (no imports: the console's too)
+//   user-roles.ts      the roles of users and staff, the capabilities each has, what a key can do beyond
+//                      a caller (no imports: the console's too)
 //   users.ts           an account's users: add (with a password, or an invitation), change, remove, accept
 //   invitations.ts     an invitation sent again: a new single-use link, the old one dead at once
 //   own-password.ts    a user's own password change: other sessions ended, this one kept, audited

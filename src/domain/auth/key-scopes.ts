@@ -6,15 +6,7 @@ import { addressMatcher, normalizeAddressRanges } from "../../base/core/address-
 import { BoundedMap } from "../../base/core/bounded-map.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { AccountRole } from "../../base/store/schema.js";
-import {
-  type Capability,
-  KEY_SCOPES,
-  type KeyScope,
-  ROLE_CAPABILITIES,
-  scopeOfCapability,
-  scopesOfUserRole,
-  type UserRole,
-} from "./user-roles.js";
+import { KEY_SCOPES, type KeyScope, keyCapabilitiesBeyond, scopesOfUserRole, type UserRole } from "./user-roles.js";
 
 /** What a route needs: one scope, or `all` (a route the table has no row for: only a key with every scope opens it). */
 export type RouteScope = KeyScope | "all";
@@ -112,12 +104,9 @@ export function roleScopeBits(role: UserRole, bits: number | undefined): number 
   return (bits ?? ALL_BITS) & roleBits;
 }
 
-/** What a role can do through a credential with these scope bits (undefined: every scope). */
-function capabilitiesWith(role: UserRole, bits: number | undefined): Capability[] {
-  return ROLE_CAPABILITIES[role].filter((capability) => {
-    const scope = scopeOfCapability(capability);
-    return scope === undefined || bits === undefined || (bits & BIT[scope]) !== 0;
-  });
+/** Scope bits by name (undefined: every scope). */
+function scopesOfBits(bits: number | undefined): KeyScope[] | undefined {
+  return bits === undefined ? undefined : KEY_SCOPES.filter((scope) => bits & BIT[scope]);
 }
 
 /**
@@ -132,9 +121,10 @@ export function assertKeyWithinCaller(
   caller: { role: UserRole; scopes?: number | undefined },
   action: "change" | "revoke",
 ): void {
-  const keyBits = roleScopeBits(key.makerRole, scopeBits(key.scopes));
-  const callerCan = capabilitiesWith(caller.role, caller.scopes);
-  const beyond = capabilitiesWith(key.makerRole, keyBits).filter((capability) => !callerCan.includes(capability));
+  const beyond = keyCapabilitiesBeyond(
+    { makerRole: key.makerRole, scopes: scopesOfBits(scopeBits(key.scopes)) },
+    { role: caller.role, scopes: scopesOfBits(caller.scopes) },
+  );
   if (beyond.length === 0) return;
   throw new GatewayError(
     "insufficient_role",

@@ -95,3 +95,25 @@ export function scopesOfUserRole(role: UserRole): KeyScope[] {
   const capabilities = ROLE_CAPABILITIES[role];
   return KEY_SCOPES.filter((scope) => capabilities.some((c) => SCOPE_OF_CAPABILITY[c] === scope));
 }
+
+/** What a role can do through a credential limited to `scopes` (undefined: every scope). */
+export function capabilitiesWithin(role: UserRole, scopes: readonly string[] | undefined): Capability[] {
+  return ROLE_CAPABILITIES[role].filter((capability) => {
+    const scope = scopeOfCapability(capability);
+    return scope === undefined || scopes === undefined || scopes.includes(scope);
+  });
+}
+
+/**
+ * What a key can do that a caller cannot (decision 0140): the key acts with its maker's role within
+ * its scopes, the caller with its role through its own credential's scopes (undefined: every scope,
+ * a console session). A key that can do more is not the caller's to change or revoke: the API refuses
+ * it (key-scopes.ts), the console offers neither.
+ */
+export function keyCapabilitiesBeyond(
+  key: { makerRole: UserRole; scopes: readonly string[] | undefined },
+  caller: { role: UserRole; scopes?: readonly string[] | undefined },
+): Capability[] {
+  const callerCan = capabilitiesWithin(caller.role, caller.scopes);
+  return capabilitiesWithin(key.makerRole, key.scopes).filter((capability) => !callerCan.includes(capability));
+}

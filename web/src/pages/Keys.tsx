@@ -7,8 +7,16 @@ import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../api.js";
 import { formatTime } from "../format.js";
 import { Link } from "../router.js";
-import { canDo, useSignedIn } from "../session.js";
-import { type ApiKey, type CreatedKey, scopesOfUserRole } from "../types.js";
+import { canDo, type SessionInfo, useSignedIn } from "../session.js";
+import {
+  ACCOUNT_USER_ROLES,
+  type ApiKey,
+  type Capability,
+  type CreatedKey,
+  keyCapabilitiesBeyond,
+  STAFF_ROLES,
+  scopesOfUserRole,
+} from "../types.js";
 import { Busy, ErrorNotice, Field, NewKeyNotice, PageTitle, StatusBadge, Success } from "../ui.js";
 import { addressList, KeyEdit, SCOPES, ScopeChecks } from "./key-edit.js";
 
@@ -20,6 +28,41 @@ function keyRequest(name: string, offered: readonly string[], scopes: Set<string
     ...(scopes.size < offered.length ? { scopes: SCOPES.map(([scope]) => scope).filter((s) => scopes.has(s)) } : {}),
     ...(allowed.length > 0 ? { allowed_ips: allowed } : {}),
   };
+}
+
+/** What a key can do that a user cannot, in words. */
+const CAN: Record<Capability, string> = {
+  basic: "sign in",
+  read: "read messages and settings",
+  send: "send",
+  develop: "change keys and webhooks",
+  money: "move credits",
+  manage: "manage users and settings",
+  staff_read: "read every account",
+  staff_money: "move every account's credits",
+  staff_admin: "change the gateway",
+};
+
+const withArticle = (role: string) => `${/^[aeiou]/.test(role) ? "an" : "a"} ${role}`;
+
+/**
+ * Why the signed-in user may not change or revoke `key`, as the API decides (decision 0140), or
+ * undefined when they may: a scope their role cannot give, or a maker whose role can do more.
+ */
+function notYours(key: ApiKey, session: SessionInfo, offered: readonly string[]): string | undefined {
+  if (!key.scopes.every((scope) => offered.includes(scope))) {
+    return `Its scopes (${key.scopes.join(", ")}) go beyond your role's; an owner or admin changes it.`;
+  }
+  // A key whose maker is gone acts no more: anyone may revoke it.
+  const makerRole = key.maker_role;
+  if (makerRole === null) return undefined;
+  const asKey = { makerRole, scopes: key.scopes };
+  const beyond = keyCapabilitiesBeyond(asKey, { role: session.user_role });
+  if (beyond.length === 0) return undefined;
+  const roles = session.role === "operator" ? STAFF_ROLES : ACCOUNT_USER_ROLES;
+  const able = roles.filter((role) => keyCapabilitiesBeyond(asKey, { role }).length === 0);
+  const maker = key.created_by === null ? withArticle(makerRole) : `${key.created_by} (${makerRole})`;
+  return `Made by ${maker}: it can ${beyond.map((capability) => CAN[capability]).join(" and ")}, which your role (${session.user_role}) cannot. Only ${able.map(withArticle).join(" or ")} can change or revoke it.`;
 }
 
 export default function Keys() {
@@ -112,66 +155,69 @@ export default function Keys() {
               </tr>
             </thead>
             <tbody>
-              {keys.data.map((key) => (
-                <tr key={key.id} data-testid={`key-${key.prefix}`}>
-                  <td>
-                    <code>{key.prefix}…</code>
-                    {canDo(session, "read") ? (
-                      <>
-                        {" "}
-                        <Link to={withQuery("/audit", { credential: `key:${key.id}` })} className="hint">
-                          key:{key.id} in the audit log
-                        </Link>
-                      </>
-                    ) : null}
-                  </td>
-                  <td>{key.name ?? ""}</td>
-                  <td>{key.rate_limit === 0 ? "unlimited" : key.rate_limit}</td>
-                  <td data-testid="key-scopes">{key.scopes.join(", ")}</td>
-                  <td data-testid="key-allowed-ips">{key.allowed_ips ? key.allowed_ips.join(", ") : "any"}</td>
-                  <td data-testid="key-created-by">
-                    {key.created_by ?? (
-                      <span title="Made by the operator, the command line, or before makers were recorded: it acts as the owner">
-                        not recorded
-                      </span>
-                    )}
-                  </td>
-                  <td>{formatTime(key.created_at, session.time_zone)}</td>
-                  <td>
-                    {key.revoked_at ? (
-                      <StatusBadge status="revoked" />
-                    ) : !key.scopes.every((scope) => (offered as readonly string[]).includes(scope)) ? (
-                      <span className="hint" data-testid="key-not-yours">
-                        Its scopes ({key.scopes.join(", ")}) go beyond your role's; an owner or admin changes it.
-                      </span>
-                    ) : confirming === key.id ? (
-                      <>
-                        <button type="button" className="danger" onClick={() => revoke.mutate(key.id)}>
-                          Confirm: revoke {key.prefix}…
-                        </button>{" "}
-                        <button type="button" onClick={() => setConfirming(undefined)}>
-                          Keep it
-                        </button>
-                      </>
-                    ) : (
-                      <>
-                        <button
-                          type="button"
-                          onClick={() => {
-                            setEdited(undefined);
-                            setEditing(key.id);
-                          }}
-                        >
-                          Change {key.prefix}…
-                        </button>{" "}
-                        <button type="button" onClick={() => setConfirming(key.id)}>
-                          Revoke {key.prefix}…
-                        </button>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
+              {keys.data.map((key) => {
+                const reason = notYours(key, session, offered);
+                return (
+                  <tr key={key.id} data-testid={`key-${key.prefix}`}>
+                    <td>
+                      <code>{key.prefix}…</code>
+                      {canDo(session, "read") ? (
+                        <>
+                          {" "}
+                          <Link to={withQuery("/audit", { credential: `key:${key.id}` })} className="hint">
+                            key:{key.id} in the audit log
+                          </Link>
+                        </>
+                      ) : null}
+                    </td>
+                    <td>{key.name ?? ""}</td>
+                    <td>{key.rate_limit === 0 ? "unlimited" : key.rate_limit}</td>
+                    <td data-testid="key-scopes">{key.scopes.join(", ")}</td>
+                    <td data-testid="key-allowed-ips">{key.allowed_ips ? key.allowed_ips.join(", ") : "any"}</td>
+                    <td data-testid="key-created-by">
+                      {key.created_by ?? (
+                        <span title="Made by the operator, the command line, or before makers were recorded: it acts as the owner">
+                          not recorded
+                        </span>
+                      )}
+                    </td>
+                    <td>{formatTime(key.created_at, session.time_zone)}</td>
+                    <td>
+                      {key.revoked_at ? (
+                        <StatusBadge status="revoked" />
+                      ) : reason ? (
+                        <span className="hint" data-testid="key-not-yours">
+                          {reason}
+                        </span>
+                      ) : confirming === key.id ? (
+                        <>
+                          <button type="button" className="danger" onClick={() => revoke.mutate(key.id)}>
+                            Confirm: revoke {key.prefix}…
+                          </button>{" "}
+                          <button type="button" onClick={() => setConfirming(undefined)}>
+                            Keep it
+                          </button>
+                        </>
+                      ) : (
+                        <>
+                          <button
+                            type="button"
+                            onClick={() => {
+                              setEdited(undefined);
+                              setEditing(key.id);
+                            }}
+                          >
+                            Change {key.prefix}…
+                          </button>{" "}
+                          <button type="button" onClick={() => setConfirming(key.id)}>
+                            Revoke {key.prefix}…
+                          </button>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
