@@ -232,4 +232,34 @@ describeEachEngine("WhatsApp statuses that come before their message", (engine) 
     await until(async () => (await kept()).length === 0, 15_000);
     expect((await metric()) - before).toBe(1);
   }, 30_000);
+
+  it("finds kept statuses past the first page of a look: 600 kept, the last two's messages recorded", async () => {
+    const c = await customer();
+    const prefix = `wamid.page-${randomBytes(4).toString("hex")}`;
+    const ids = Array.from({ length: 600 }, (_, i) => `${prefix}-${String(i).padStart(3, "0")}`);
+    // One callback of 600 statuses, as Meta batches them.
+    const batch = c.status(ids[0]!, "read") as {
+      entry: Array<{ changes: Array<{ value: { statuses: Array<Record<string, unknown>> } }> }>;
+    };
+    const statuses = batch.entry[0]!.changes[0]!.value.statuses;
+    for (const id of ids.slice(1)) statuses.push({ ...statuses[0], id });
+    expect(await callback(batch)).toEqual(received);
+    expect((await kept()).length).toBe(600);
+    // The two that sort last get their messages without the send's look (as in the first test).
+    for (const id of ids.slice(-2)) {
+      const sent = await c.send();
+      await store()
+        .db.updateTable("messages")
+        .set({ upstream_id: id })
+        .where("upstream_id", "=", sent.message_id)
+        .execute();
+    }
+    // This look, or upkeep's if it came first: either reads past the first page of 500.
+    await events().applyKept();
+    await until(
+      async () => (await messageStatus(ids.at(-1)!)) === "read" && (await messageStatus(ids.at(-2)!)) === "read",
+    );
+    expect((await kept()).length).toBe(598);
+    expect(await c.reports(ids.at(-1)!)).toEqual(["read"]);
+  }, 30_000);
 });
