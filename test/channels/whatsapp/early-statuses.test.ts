@@ -188,6 +188,24 @@ describeEachEngine("WhatsApp statuses that come before their message", (engine) 
     expect(await kept()).toEqual([]);
   });
 
+  it("applies a kept status once when several looks (processes) find its message at the same time", async () => {
+    const c = await customer();
+    const wamid = `wamid.race-${randomBytes(6).toString("hex")}`;
+    expect(await callback(c.status(wamid, "delivered"))).toEqual(received);
+    expect(await callback(c.status(wamid, "read"))).toEqual(received);
+    const sent = await c.send();
+    await store()
+      .db.updateTable("messages")
+      .set({ upstream_id: wamid })
+      .where("upstream_id", "=", sent.message_id)
+      .execute();
+    // Each look is its own read and transaction, as another process's would be.
+    await Promise.all([events().applyKept(), events().applyKept([wamid]), events().applyKept()]);
+    await until(async () => (await kept()).every((row) => !row.startsWith(wamid)));
+    expect(await messageStatus(wamid)).toBe("read");
+    expect(await c.reports(wamid)).toEqual(["delivered", "read"]);
+  });
+
   it("answers malformed callbacks as Meta expects, keeping nothing and going on", async () => {
     const c = await customer();
     const wamid = `wamid.bad-${randomBytes(6).toString("hex")}`;
