@@ -7,8 +7,9 @@ import { Type } from "typebox";
 import { type ExportColumn, exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { readableAccount } from "../../domain/accounts/index.js";
 import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
-import { eachMessage, readableAccount } from "../../domain/messages/index.js";
+import { eachMessage } from "../../domain/messages/index.js";
 import { LIST_PARAMS, listFilter } from "./message-list.js";
 import { deliveryReport } from "./report-format.js";
 

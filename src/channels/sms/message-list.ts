@@ -9,6 +9,7 @@ import { cursorLimit, MAX_ROW_ID, queryInt, queryWindow } from "../../base/http/
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageStatus } from "../../base/store/schema.js";
+import { readableAccount } from "../../domain/accounts/index.js";
 import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
 import {
   decodeCursor,
@@ -16,7 +17,6 @@ import {
   type ListPosition,
   listMessages,
   type MessageFilter,
-  readableAccount,
   recipientForms,
 } from "../../domain/messages/index.js";
 import { deliveryReports } from "./report-format.js";

@@ -12,11 +12,11 @@ import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { queryInt } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { readableAccount } from "../../domain/accounts/index.js";
 import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
 import {
   type MessagePartsReader,
   messagesPerMinute,
-  readableAccount,
   trafficSummary,
   treeMessage,
 } from "../../domain/messages/index.js";

@@ -72,7 +72,9 @@
 //                      force) and PriceBook, the per-process cache of cards and accounts' prices
 //                      (a sub-account's: its tree's, each level's own card or its parent's marked up)
 //   resellers.ts       parents and sub-accounts: list, fund (a topup noting the parent), the
-//                      markup's rounding, a message's upline (each ancestor's charge) and its refunds
+//                      markup's rounding, a message's upline (each ancestor's charge) and its refunds;
+//                      readableAccount, the account a read's `?subaccount=` names (any depth below the
+//                      reader; another tree's is 404), with levelsBelow
 //   subaccount-changes.ts  a parent's new sub-account, and its changes of one's price and status
 //   subaccount-prices.ts   a sub-account's card checked against its parent's price at every prefix,
 //                      route and moment either side names (decision 0149)

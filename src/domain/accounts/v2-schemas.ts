@@ -14,7 +14,7 @@ import { ACCOUNT_USER_ROLES, STAFF_ROLES, type UserRole } from "../auth/user-rol
 
 const ApprovalStatus = Type.String({ description: "pending, approved or rejected." });
 
-/** `?subaccount=` on v2 reads: a reseller reads an account below it (any depth) instead of its own (messages/tree-reads.ts). */
+/** `?subaccount=` on v2 reads: a reseller reads an account below it (any depth) instead of its own (readableAccount, resellers.ts). */
 export const SubAccountParam = Type.Optional(Type.String({ maxLength: 64 }));
 
 export const Template = Type.Object(

@@ -39,8 +39,9 @@
 //   lookup.ts          an account's messages by queue id, broadcast id or vendor id; a broadcast's
 //                      message to one recipient; what an SMPP client's receipt quotes (receiptSources)
 //                      and its query_sm reads (queriedMessagesQuery)
-//   tree-reads.ts      what a reseller reads of its tree: the account `?subaccount=` names (any depth
-//                      below the reader) and a message of the tree by queue id; another tree's: 404
+//   tree-reads.ts      what a reseller reads of its tree: a message of the tree by queue id (any depth
+//                      below the reader); another tree's: 404 (the account `?subaccount=` names is
+//                      accounts/' readableAccount)
 //   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with
 //                      filters; number, channel and status checked on at most 10,000 rows read per page;
 //                      the opaque cursor; the stored forms of a number (recipientForms); pages by

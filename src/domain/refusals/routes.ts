@@ -10,9 +10,9 @@ import { cursorLimit, queryWindow } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db, RefusalsTable } from "../../base/store/schema.js";
-import { requireAccount, usernamesOf } from "../accounts/index.js";
+import { readableAccount, requireAccount, usernamesOf } from "../accounts/index.js";
 import { SubAccountParam } from "../accounts/v2-schemas.js";
-import { findBulkJob, readableAccount } from "../messages/index.js";
+import { findBulkJob } from "../messages/index.js";
 import { OperatorRefusalPage, RefusalPage } from "./refusal-schemas.js";
 import { decodeRefusalCursor, encodeRefusalCursor, listRefusals, type RefusalFilter } from "./rows.js";
 
