@@ -1,6 +1,7 @@
 // A webhooks.rotate_secret entry shows that the secret changed and which secret replaced which,
-// never a secret (decision 0141's masked form, `whsec_…` and the last four characters), through
-// the real server on both engines: the account's own rotation and the operator's for it.
+// and the webhooks.set entry that makes the account's first secret shows it, never a secret
+// (decision 0141's masked form, `whsec_…` and the last four characters), through the real server
+// on both engines: the account's own rotation and the operator's for it.
 import { beforeAll, expect, it } from "vitest";
 import { type AuditEntry, auditEntries } from "../helpers/audit-log.js";
 import { describeEachEngine } from "../helpers/engines.js";
@@ -70,5 +71,49 @@ describeEachEngine("the audit entry of a rotated webhook secret", (engine) => {
       },
     ]);
     expectNoSecret(entries, [made, rotated]);
+  });
+
+  it("shows the secret the first URLs make, masked, and nothing of it when the URLs change later", async () => {
+    const shop = await buildAccount(t);
+    const set = async (json: Record<string, string | null>) => {
+      const answer = await call(t, "PUT", "/api/v2/webhooks", { headers: bearer(shop), json });
+      expect(answer.status, answer.text).toBe(200);
+      return answer.body.data.secret as string;
+    };
+    const made = await set({ delivery_report: "https://hooks.example.com/dlr" });
+    expect(await set({ inbound_sms: "https://hooks.example.com/mo" })).toBe(made);
+    expect(await set({ delivery_report: null })).toBe(made);
+
+    const entries = await auditEntries(t, shop, { action: "webhooks.set" }, { operator: false });
+    expect(entries).toMatchObject([
+      { before: {}, after: { delivery_report: "https://hooks.example.com/dlr", secret: hint(made) } },
+      {
+        before: { delivery_report: "https://hooks.example.com/dlr" },
+        after: { delivery_report: "https://hooks.example.com/dlr", inbound_sms: "https://hooks.example.com/mo" },
+      },
+      { after: { inbound_sms: "https://hooks.example.com/mo" } },
+    ]);
+    for (const later of entries.slice(1)) {
+      expect(later.before).not.toHaveProperty("secret");
+      expect(later.after).not.toHaveProperty("secret");
+    }
+    expectNoSecret(entries, [made]);
+  });
+
+  it("says nothing of the secret when the account had one before its first URLs", async () => {
+    const shop = await buildAccount(t);
+    const rotated = await rotate("/api/v2/webhooks/rotate-secret", shop);
+    const set = await call(t, "PUT", "/api/v2/webhooks", {
+      headers: bearer(shop),
+      json: { delivery_report: "https://hooks.example.com/dlr" },
+    });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body.data.secret).toBe(rotated);
+
+    const entries = await auditEntries(t, shop, { action: "webhooks.set" }, { operator: false });
+    expect(entries).toEqual([
+      expect.objectContaining({ before: {}, after: { delivery_report: "https://hooks.example.com/dlr" } }),
+    ]);
+    expectNoSecret(entries, [rotated]);
   });
 });

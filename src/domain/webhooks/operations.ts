@@ -65,8 +65,15 @@ export async function changeWebhookUrls(
     }
   }
   const who = { clock: deps.clock, actor };
-  const settings = await setWebhookUrls(deps.store, deps.clock, accountId, changes, (trx, before, after) =>
-    recordChange(trx, who, { action: "webhooks.set", target: "webhook URLs", accountId, before, after }),
+  // The first URLs make the signing secret: the entry shows it masked, as a rotation's does.
+  const settings = await setWebhookUrls(deps.store, deps.clock, accountId, changes, (trx, before, after, made) =>
+    recordChange(trx, who, {
+      action: "webhooks.set",
+      target: "webhook URLs",
+      accountId,
+      before,
+      after: made === null ? after : { ...after, secret: maskedSecret(made) },
+    }),
   );
   return describeSettings(settings);
 }

@@ -76,8 +76,11 @@ export async function setWebhookUrls(
   clock: Clock,
   accountId: number,
   urls: Partial<Record<WebhookEvent, string | null>>,
-  /** What the caller writes in the same transaction (the audit entry), given the URLs before and after. */
-  also?: (trx: Db, before: Record<string, string>, after: Record<string, string>) => Promise<void>,
+  /**
+   * What the caller writes in the same transaction (the audit entry), given the URLs before and
+   * after and the secret this call made (null: the account had one).
+   */
+  also?: (trx: Db, before: Record<string, string>, after: Record<string, string>, made: string | null) => Promise<void>,
 ): Promise<WebhookSettings> {
   const now = clock.now().getTime();
   const urlsOf = async (trx: Db) =>
@@ -108,8 +111,8 @@ export async function setWebhookUrls(
     }
     // Every process's outbox sees it before it hands a delivery to its sender (outbox.ts).
     if (changed) await moveVersion(trx, WEBHOOK_URLS_VERSION, now);
-    await ensureSecret(trx, accountId, now);
-    if (also) await also(trx, before, await urlsOf(trx));
+    const made = await ensureSecret(trx, accountId, now);
+    if (also) await also(trx, before, await urlsOf(trx), made);
   });
   await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
   return webhookSettings(store, accountId, now);
@@ -118,22 +121,24 @@ export async function setWebhookUrls(
 /** Makes the account's signing secret if it has none (an email's notifyurl needs one too). */
 export async function ensureWebhookSecret(store: Store, clock: Clock, accountId: number): Promise<void> {
   const made = await store.transaction((trx) => ensureSecret(trx, accountId, clock.now().getTime()));
-  if (made) await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
+  if (made !== null) await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
 }
 
-async function ensureSecret(trx: Db, accountId: number, now: number): Promise<boolean> {
+/** The secret made, null when the account had one. */
+async function ensureSecret(trx: Db, accountId: number, now: number): Promise<string | null> {
   const current = await trx
     .selectFrom("webhook_secrets")
     .select("id")
     .where("account_id", "=", accountId)
     .where("expires_at", "is", null)
     .executeTakeFirst();
-  if (current) return false;
+  if (current) return null;
+  const secret = newWebhookSecret();
   await trx
     .insertInto("webhook_secrets")
-    .values({ account_id: accountId, secret: newWebhookSecret(), created_at: now, expires_at: null })
+    .values({ account_id: accountId, secret, created_at: now, expires_at: null })
     .execute();
-  return true;
+  return secret;
 }
 
 /**
