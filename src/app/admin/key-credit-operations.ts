@@ -19,7 +19,7 @@ import {
   findLiveApiKey,
   keyScopesToStore,
   listApiKeys,
-  listedMakerRole,
+  makerRoleOf,
 } from "../../domain/auth/index.js";
 import { type ChangeDeps, type OperatorDeps, parseRateLimit, parseWallet } from "./operations.js";
 
@@ -71,7 +71,7 @@ export async function keysOf(deps: OperatorDeps, username: string) {
     rate_limit: k.rate_limit,
     ...keyLimits(k, account.role),
     created_by: k.created_by,
-    maker_role: listedMakerRole(k, account.role),
+    maker_role: makerRoleOf(k, account.role),
     created_at: new Date(k.created_at).toISOString(),
     revoked_at: k.revoked_at === null ? null : new Date(k.revoked_at).toISOString(),
   }));

@@ -67,7 +67,7 @@ export async function guardKeyOfCaller(
   );
   const makerRole = await keyMakerRole(db, key, caller.role);
   // A key whose maker is gone acts no more: any caller may revoke it.
-  if (makerRole === undefined) return;
+  if (makerRole === null) return;
   const role = caller.userRole ?? ownerRoleOf(caller.role);
   assertKeyWithinCaller({ id: key.id, scopes: key.scopes, makerRole }, { role, scopes: caller.scopes }, action);
 }
@@ -185,7 +185,7 @@ export async function changeKey(
       before: shown(before, role),
       after: shown(after, role),
     });
-    return { after, role, makerRole: (await keyMakerRole(trx, after, role)) ?? null, keyHash: before.key_hash };
+    return { after, role, makerRole: await keyMakerRole(trx, after, role), keyHash: before.key_hash };
   });
   // The key cache of every process drops the key: the next request reads its new limits.
   await apiKeyRevoked(ctx.store, keyHash);

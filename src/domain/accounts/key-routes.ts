@@ -21,7 +21,7 @@ import {
   keyMakerOf,
   keyScopesToStore,
   listApiKeys,
-  listedMakerRole,
+  makerRoleOf,
 } from "../auth/index.js";
 import { changeKey, guardKeyOfCaller, KeyChange, KeyRequest, keyLimits, revokeKeyRecorded } from "./key-changes.js";
 import { ApiKey, CreatedKey, KeyRevocation } from "./v2-schemas.js";
@@ -101,7 +101,7 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
           rate_limit: key.rate_limit,
           ...keyLimits(key, role),
           created_by: key.created_by,
-          maker_role: listedMakerRole(key, role),
+          maker_role: makerRoleOf(key, role),
           created_at: iso(key.created_at),
           revoked_at: key.revoked_at === null ? null : iso(key.revoked_at),
         })),

@@ -67,7 +67,7 @@ export async function createApiKey(
   return { id: row.id, key, prefix, rateLimit, scopes: options.scopes ?? null, allowedIps: options.allowedIps ?? null };
 }
 
-/** An account's keys, oldest first, each with `maker_role` as listedMakerRole reads it. */
+/** An account's keys, oldest first, each with the facts makerRoleOf reads its role from. */
 export async function listApiKeys(db: Db, accountId: number) {
   return db
     .selectFrom("api_keys")
@@ -90,14 +90,19 @@ export async function listApiKeys(db: Db, accountId: number) {
     .execute();
 }
 
+/** What a key's role is read from: the user who made it (null: the owner login) and their role now (null: gone). */
+export interface KeyMakerFacts {
+  created_by_user: number | null;
+  maker_user_role: string | null;
+}
+
 /**
- * The role a listed key acts with, as keyMakerRole answers it for one key: its maker's now, the
- * owner's for a key of the owner login; null when its maker is gone.
+ * The role a key acts with (decision 0140): its maker's as it is now (a user of the account, or of
+ * its parent for a key the parent made it: decision 0143), the owner's for a key of the owner
+ * login; null when its maker is gone (the key is in force no more). The lists read the facts in
+ * their join (listApiKeys), keyMakerRole for one key.
  */
-export function listedMakerRole(
-  key: { created_by_user: number | null; maker_user_role: string | null },
-  accountRole: AccountRole,
-): UserRole | null {
+export function makerRoleOf(key: KeyMakerFacts, accountRole: AccountRole): UserRole | null {
   if (key.created_by_user === null) return ownerRoleOf(accountRole);
   return (key.maker_user_role as UserRole | null) ?? null;
 }
@@ -197,21 +202,19 @@ export function parentKeyMakerOf(principal: Principal): KeyMaker {
   return { login: `${principal.username}/${maker.login}`, userId: maker.userId, ofParent: true };
 }
 
-/**
- * The role a key acts with (decision 0140): its maker's as it is now (a user of the account, or of
- * its parent for a key the parent made it: decision 0143), the owner's for a key of the owner
- * login; undefined when its maker is gone (the key is in force no more).
- */
+/** makerRoleOf for one key, its maker's role read as listApiKeys joins it. */
 export async function keyMakerRole(
   db: Db,
   key: { created_by_user: number | null },
   accountRole: AccountRole,
-): Promise<UserRole | undefined> {
-  if (key.created_by_user === null) return ownerRoleOf(accountRole);
-  const maker = await db
-    .selectFrom("account_users")
-    .select("user_role")
-    .where("id", "=", key.created_by_user)
-    .executeTakeFirst();
-  return maker?.user_role as UserRole | undefined;
+): Promise<UserRole | null> {
+  const maker =
+    key.created_by_user === null
+      ? undefined
+      : await db
+          .selectFrom("account_users")
+          .select("user_role")
+          .where("id", "=", key.created_by_user)
+          .executeTakeFirst();
+  return makerRoleOf({ created_by_user: key.created_by_user, maker_user_role: maker?.user_role ?? null }, accountRole);
 }
