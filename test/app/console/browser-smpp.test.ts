@@ -1,7 +1,10 @@
 // The console's SMPP binds in a real browser, at 1280 and 390 px, over real binds: the account's
-// SMPP page (its access and the clients bound now, updated as one unbinds) and the operator's
-// account page (the same binds with the process holding each, times in the account's zone).
+// SMPP page (its access and the clients bound now, updated as one unbinds), a reseller's read of a
+// grandchild's binds from its Sub-accounts pages (and another tree's account not found), and the
+// operator's account page (the same binds with the process holding each, times in the account's
+// zone).
 import { expect, it } from "vitest";
+import { setSmppSettings } from "../../../src/channels/smpp-server/index.js";
 import { boundEsme, smppAccount } from "../../channels/smpp-server/client.js";
 import {
   describeInBrowser,
@@ -13,6 +16,7 @@ import {
   useConsole,
 } from "../../helpers/browser.js";
 import { buildAccount } from "../../helpers/gateway.js";
+import { resellerTree } from "../../helpers/resellers.js";
 
 const WIDE = { width: 1280, height: 900 };
 
@@ -71,6 +75,70 @@ describeInBrowser("console in the browser: SMPP binds", () => {
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it("shows a reseller its grandchild's clients bound now, read only, from its Sub-accounts pages", async () => {
+    const t = gateway();
+    const { top, mid, leaf } = await resellerTree(t, t.clock);
+    const smppPassword = `s${Math.random().toString(36).slice(2, 9)}`;
+    await setSmppSettings(t.db.store, t.clock, leaf.username, { password: smppPassword, maxBinds: 4 });
+    await boundEsme(t, { ...leaf, smppPassword }, "transceiver");
+    const stranger = await smppAccount(t);
+    await boundEsme(t, stranger, "transmitter");
+    for (const [viewport, width] of [
+      [WIDE, 1280],
+      [PHONE, 390],
+    ] as const) {
+      const { page, context, problems } = await newPage(browser(), t.url, viewport);
+      await signInAs(page, top.username, top.password, "/subaccounts");
+      const own = page.getByTestId(`activity-${mid.username}`);
+      expect(await own.getByRole("link", { name: `SMPP binds of ${mid.username}` }).getAttribute("href")).toBe(
+        `/settings/smpp?subaccount=${mid.username}`,
+      );
+      await page.getByRole("link", { name: `1 sub-account of ${mid.username}` }).click();
+      await page.getByRole("heading", { name: `Sub-accounts of ${mid.username}` }).waitFor();
+      await page.getByTestId(`activity-${leaf.username}`).screenshot({ path: `/tmp/sb-subaccount-links-${width}.png` });
+      await page
+        .getByTestId(`activity-${leaf.username}`)
+        .getByRole("link", { name: `SMPP binds of ${leaf.username}` })
+        .click();
+
+      await page.getByRole("heading", { name: `SMPP binds of ${leaf.username}`, level: 1 }).waitFor();
+      const rows = page.getByTestId("bind");
+      await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(1);
+      expect(await rows.nth(0).textContent()).toMatch(/^transceiver127\.0\.0\.1:\d+/);
+      // Its access is its own: no limits of it here, and nothing to change.
+      expect(await page.getByTestId("smpp-access").count()).toBe(0);
+      expect(await page.locator("main").textContent()).not.toMatch(/4 at most/);
+      expect(await page.locator("main form, main button").count()).toBe(0);
+      await expectNoHorizontalScroll(page, `a grandchild's SMPP binds at ${width} px`);
+      await expectAccessible(page, `a grandchild's SMPP binds at ${width} px`);
+      await page.screenshot({ path: `/tmp/sb-subaccount-smpp-${width}.png`, fullPage: true });
+
+      // Back to the list that holds it; from there, its parent's own binds (none).
+      await page
+        .getByTestId("subaccount-filter")
+        .getByRole("link", { name: `${mid.username}'s sub-accounts` })
+        .click();
+      await page.getByRole("heading", { name: `Sub-accounts of ${mid.username}` }).waitFor();
+      await page.getByRole("link", { name: "its SMPP binds" }).click();
+      await page.getByRole("heading", { name: `SMPP binds of ${mid.username}`, level: 1 }).waitFor();
+      await page.getByTestId("no-binds").waitFor();
+      await page.getByTestId("subaccount-filter").getByRole("link", { name: "Your sub-accounts" }).click();
+      await page.getByRole("heading", { name: "Sub-accounts", exact: true }).waitFor();
+      expect(problems).toEqual([]);
+
+      // Another tree's account: the API's 404 in words, none of its binds.
+      await page.goto(`/settings/smpp?subaccount=${stranger.username}`);
+      await expect
+        .poll(async () => (await page.getByRole("alert").textContent()) ?? "")
+        .toContain(`Not found: No sub-account named "${stranger.username}"`);
+      expect(await page.getByTestId("bind").count()).toBe(0);
+      expect(await page.getByRole("heading", { name: "Bound now" }).count()).toBe(0);
+      await expectNoHorizontalScroll(page, `another tree's SMPP binds at ${width} px`);
+      await expectAccessible(page, `another tree's SMPP binds at ${width} px`);
+      await context.close();
+    }
+  }, 90_000);
 
   it("shows the operator an account's binds, in the account's zone, with each one's process", async () => {
     const t = gateway();

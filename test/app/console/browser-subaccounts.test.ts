@@ -192,7 +192,7 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
     await page.getByText("No messages match.").waitFor();
     await page.goBack();
-    await page.getByTestId(`sub-${great.username}`).getByRole("link", { name: great.username }).click();
+    await page.getByTestId(`sub-${great.username}`).getByRole("link", { name: great.username, exact: true }).click();
     await page.getByRole("heading", { name: `Messages of ${great.username}` }).waitFor();
     await page.goBack();
 
@@ -243,7 +243,7 @@ describeInBrowser("console in the browser: sub-accounts", () => {
         .count(),
     ).toBe(0);
     // The sub-account's name opens its messages (GET /api/v2/messages?subaccount=).
-    await page.getByRole("link", { name: sub.body.data.username }).click();
+    await page.getByRole("link", { name: sub.body.data.username, exact: true }).click();
     await page.getByRole("heading", { name: `Messages of ${sub.body.data.username}` }).waitFor();
     await page.getByText("No messages match.").waitFor();
     expect(await page.getByRole("alert").count()).toBe(0);

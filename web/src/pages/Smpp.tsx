@@ -1,20 +1,71 @@
 // The account's SMPP server access (GET /api/v2/smpp/binds): whether it has any, its limits, and
 // the clients bound now in any process, refreshed every 5 s, so that "is our SMPP client
-// connected?" is answered here. The bind table serves the operator's account page too.
+// connected?" is answered here. With `?subaccount=` (and `via`, the levels between: a reseller's
+// link from Sub-accounts) the clients bound now of an account below it, read only: its access is
+// its own, not shown. The bind table serves the operator's account page too.
 import { useQuery } from "@tanstack/react-query";
-import { data } from "../api.js";
+import { ApiError, data, withQuery } from "../api.js";
 import { formatNumber, formatTime, zoneLabel } from "../format.js";
 import type { SmppBind } from "../operator-types.js";
+import { Link, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { AccountSmppBind, AccountSmppBinds } from "../types.js";
 import { Busy, ErrorNotice, PageTitle } from "../ui.js";
+import { treeLink } from "./subaccount-table.js";
 
 /** How often the binds are read again: the holding process reports every 5 s. */
 export const BINDS_REFRESH_MS = 5_000;
 
 const limit = (value: number | null, unit: string) => (value ? `${formatNumber(value)} ${unit}` : "no limit");
 
+/** The account's own SMPP page, or with `?subaccount=` the binds of one below it. */
 export default function SmppPage() {
+  const { query } = useLocation();
+  const below = query.get("subaccount")?.trim();
+  if (!below) return <OwnSmpp />;
+  const trail = [...query.getAll("via"), below];
+  return <SubAccountBinds key={trail.join("/")} trail={trail} />;
+}
+
+/**
+ * The clients bound now of the last account of `trail` (the accounts from the first level below the
+ * reader down to it), refreshed as the own ones are; another tree's name is the API's 404, in words,
+ * and not asked again.
+ */
+function SubAccountBinds({ trail }: { trail: readonly string[] }) {
+  const session = useSignedIn();
+  const username = trail.at(-1) ?? "";
+  const via = trail.slice(0, -1);
+  const binds = useQuery({
+    queryKey: ["smpp", "binds", username],
+    queryFn: () => data<AccountSmppBinds>(withQuery("/api/v2/smpp/binds", { subaccount: username })),
+    refetchInterval: (query) => (query.state.error ? false : BINDS_REFRESH_MS),
+  });
+  const notFound = binds.error instanceof ApiError && binds.error.status === 404;
+  return (
+    <>
+      <PageTitle>SMPP binds of {username}</PageTitle>
+      <p>
+        {username}'s SMPP clients bound to the gateway now. You read them here; its SMPP access and limits are its own.
+      </p>
+      <p data-testid="subaccount-filter">
+        <Link to={withQuery("/messages", { subaccount: username })}>its messages</Link> ·{" "}
+        <Link to={withQuery("/refusals", { subaccount: username })}>its refused sends</Link> ·{" "}
+        <Link to={treeLink(via)}>{via.length === 0 ? "Your sub-accounts" : `${via.at(-1)}'s sub-accounts`}</Link>
+      </p>
+      <ErrorNotice error={binds.error} title={notFound ? "Not found" : undefined} />
+      {binds.isPending ? <Busy /> : null}
+      {binds.data ? (
+        <section aria-labelledby="binds-title">
+          <h2 id="binds-title">Bound now</h2>
+          <BindsTable binds={binds.data.binds} timeZone={session.time_zone} />
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+function OwnSmpp() {
   const session = useSignedIn();
   const binds = useQuery({
     queryKey: ["smpp", "binds"],

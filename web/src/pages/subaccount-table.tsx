@@ -1,7 +1,8 @@
 // The table of a list of sub-accounts (GET /api/v2/subaccounts): the signed-in account's own, or
 // those of an account below it (`parent`, with the trail of accounts from the first level down to
-// it). Each name opens its messages; each count of sub-accounts opens their list, so a reseller
-// walks down its tree a level at a time. The own list adds the columns of its controls.
+// it). Each name opens its messages, and its row its refused sends and SMPP binds; each count of
+// sub-accounts opens their list, so a reseller walks down its tree a level at a time. The own list
+// adds the columns of its controls.
 import type { ReactNode } from "react";
 import { withQuery } from "../api.js";
 import { formatNumber, formatTime, walletName } from "../format.js";
@@ -25,12 +26,49 @@ function walletsOf(sub: SubAccount): string {
  * level below the reader down to it); the reader's own list for an empty trail.
  */
 export function treeLink(trail: readonly string[]): string {
+  return trail.length === 0 ? "/subaccounts" : `/subaccounts?${trailQuery(trail)}`;
+}
+
+/**
+ * The SMPP page of the last account of `trail`, read only (Smpp.tsx): its clients bound now, and a
+ * link back to the list that holds it.
+ */
+export function bindsLink(trail: readonly string[]): string {
+  return `/settings/smpp?${trailQuery(trail)}`;
+}
+
+/** `subaccount` the last of `trail`, `via` each account above it, from the first level down. */
+function trailQuery(trail: readonly string[]): URLSearchParams {
   const params = new URLSearchParams();
   for (const name of trail.slice(0, -1)) params.append("via", name);
-  const last = trail.at(-1);
-  if (last === undefined) return "/subaccounts";
-  params.set("subaccount", last);
-  return `/subaccounts?${params}`;
+  params.set("subaccount", trail.at(-1) ?? "");
+  return params;
+}
+
+/** What the row links to of the sub-account's own: its messages, refused sends and (developers') SMPP binds. */
+function ActivityLinks({ sub, trail }: { sub: SubAccount; trail: readonly string[] }) {
+  const session = useSignedIn();
+  const of = <span className="visually-hidden"> of {sub.username}</span>;
+  // Each link's words kept on one line: a narrow column breaks between the links instead.
+  return (
+    <>
+      <Link to={withQuery("/messages", { subaccount: sub.username })}>Messages{of}</Link> ·{" "}
+      <Link to={withQuery("/refusals", { subaccount: sub.username })}>
+        {"Refused\u00a0sends"}
+        {of}
+      </Link>
+      {canDo(session, "develop") ? (
+        <>
+          {" "}
+          ·{" "}
+          <Link to={bindsLink([...trail, sub.username])}>
+            {"SMPP\u00a0binds"}
+            {of}
+          </Link>
+        </>
+      ) : null}
+    </>
+  );
 }
 
 export interface ExtraColumn {
@@ -63,6 +101,7 @@ export function SubAccountTable({
             <th scope="col">Credits</th>
             <th scope="col">Sub-accounts</th>
             <th scope="col">Created</th>
+            {canDo(session, "read") ? <th scope="col">Activity</th> : null}
             {extra.map((column) => (
               <th key={column.header} scope="col">
                 {column.header}
@@ -109,6 +148,11 @@ export function SubAccountTable({
                 )}
               </td>
               <td>{formatTime(sub.created_at, session.time_zone)}</td>
+              {canDo(session, "read") ? (
+                <td data-testid={`activity-${sub.username}`}>
+                  <ActivityLinks sub={sub} trail={trail} />
+                </td>
+              ) : null}
               {extra.map((column) => (
                 <td key={column.header}>{column.cell(sub)}</td>
               ))}

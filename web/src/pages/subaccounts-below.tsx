@@ -1,7 +1,8 @@
 // The sub-accounts of an account below the signed-in reseller (GET /api/v2/subaccounts?subaccount=,
 // any depth): read only, since each is managed by its own parent. The trail names the levels
-// from the reseller's own list down to it, each a link back up; a name opens its messages, a count
-// of sub-accounts the next level down. Another tree's name is the API's 404, in words.
+// from the reseller's own list down to it, each a link back up; a name opens its messages (its row
+// its refused sends and SMPP binds too), a count of sub-accounts the next level down. Another
+// tree's name is the API's 404, in words.
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { paged, withQuery } from "../api.js";
@@ -10,7 +11,7 @@ import { Link } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
 import type { SubAccount } from "../types.js";
 import { Busy, ErrorNotice, Pager, PageTitle } from "../ui.js";
-import { SubAccountTable, treeLink } from "./subaccount-table.js";
+import { bindsLink, SubAccountTable, treeLink } from "./subaccount-table.js";
 
 const PER_PAGE = 25;
 
@@ -53,6 +54,12 @@ export function SubAccountsBelow({ trail }: { trail: readonly string[] }) {
             {" "}
             <Link to={withQuery("/messages", { subaccount: parent })}>{parent}'s messages</Link> ·{" "}
             <Link to={withQuery("/refusals", { subaccount: parent })}>its refused sends</Link>
+            {canDo(session, "develop") ? (
+              <>
+                {" "}
+                · <Link to={bindsLink(trail)}>its SMPP binds</Link>
+              </>
+            ) : null}
           </>
         ) : null}
       </p>
