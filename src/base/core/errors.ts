@@ -202,6 +202,13 @@ export class GatewayError extends Error {
   upline?: { reason: string; level: number };
   /** The message of a several-message document (XML) it refuses: 1-based, and its number; the log of refusals keeps only that number. */
   item?: { position: number; recipient: string };
+  /**
+   * The input of the request the refusal is about where its code alone does not say (a DLT
+   * template id given and refused, not a text that matches no template), in the family-neutral
+   * name of the rules' input (SmsSendInput's `dltTemplateId`). Never in an answer: a family that
+   * names fields (v2's `error.field`) names it in its own words.
+   */
+  about?: string;
 
   constructor(
     readonly code: ErrorCode,
@@ -233,6 +240,12 @@ export function refusalAt(error: unknown, at: (field: string | undefined) => str
   if (!(error instanceof GatewayError)) return error;
   const field = typeof error.details?.field === "string" ? error.details.field : undefined;
   return new GatewayError(error.code, error.message, { ...error.details, field: at(field) });
+}
+
+/** `error`, marked as about one input of the request (`GatewayError.about`). */
+export function aboutInput(error: GatewayError, input: string): GatewayError {
+  error.about = input;
+  return error;
 }
 
 export function isGatewayError(error: unknown): error is GatewayError {

@@ -4,7 +4,7 @@
 // legacy and XML families have no entity field in the spec, so the account's entity is what
 // makes their promotional sends work as clients write them.
 
-import { GatewayError } from "../../base/core/errors.js";
+import { aboutInput, GatewayError } from "../../base/core/errors.js";
 import { askOperatorSentence, registrationFixes } from "../../domain/accounts/index.js";
 
 export type AccountEntity =
@@ -56,10 +56,12 @@ export function requireDltEntity(choice: EntityChoice): string {
     );
   }
   if (!whitelisted.has(entityId)) {
-    throw new GatewayError(
+    const refusal = new GatewayError(
       "dlt_entity_not_whitelisted",
       `DLT entity ID ${entityId} is not white-listed for the account ${username}. ${askOperatorSentence(registrationFixes.dltEntity(username, entityId))}`,
     );
+    // The send's own entity ID wins over its template's (namedDltEntity): when it gave one, that is the one refused.
+    throw choice.named?.trim() ? aboutInput(refusal, "dltEntityId") : refusal;
   }
   return entityId;
 }

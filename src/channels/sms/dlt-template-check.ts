@@ -6,7 +6,7 @@
 // A template is registered for a DLT entity and a header: operators drop it sent under another,
 // so a send whose entity or header is not its template's is refused too (checkTemplatePairs), and
 // of templates with the same text the one registered for the send's own is matched.
-import { GatewayError } from "../../base/core/errors.js";
+import { aboutInput, GatewayError } from "../../base/core/errors.js";
 import type { TrafficClass } from "../../base/core/traffic-class.js";
 import { askOperatorSentence, registrationFixes } from "../../domain/accounts/index.js";
 import type { AccountRules, MatchedTemplate } from "./account-rules.js";
@@ -63,10 +63,13 @@ export function checkDltTemplate(
   const named = dltTemplateId ? (t: MatchedTemplate) => t.dltTemplateId === dltTemplateId : undefined;
   if (!template) {
     if (named && !templates.some(named)) {
-      throw new GatewayError(
-        "dlt_template_mismatch",
-        `The dlt_template_id ${dltTemplateId} is not an approved template of the account ${username}. ${fix}`,
-        { dlt_template_id: dltTemplateId },
+      throw aboutInput(
+        new GatewayError(
+          "dlt_template_mismatch",
+          `The dlt_template_id ${dltTemplateId} is not an approved template of the account ${username}. ${fix}`,
+          { dlt_template_id: dltTemplateId },
+        ),
+        "dltTemplateId",
       );
     }
     const mismatch = templates.explain(text, named);
@@ -100,9 +103,12 @@ export function checkDltTemplate(
   }
   // A template registered without its DLT id carries the one given, as it always has.
   if (dltTemplateId && template.dltTemplateId && dltTemplateId !== template.dltTemplateId) {
-    throw new GatewayError(
-      "dlt_template_mismatch",
-      `The message matches template ${template.dltTemplateId}, not the dlt_template_id ${dltTemplateId} given.`,
+    throw aboutInput(
+      new GatewayError(
+        "dlt_template_mismatch",
+        `The message matches template ${template.dltTemplateId}, not the dlt_template_id ${dltTemplateId} given.`,
+      ),
+      "dltTemplateId",
     );
   }
   return matched;

@@ -8,6 +8,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Principal } from "../../domain/auth/index.js";
 import type { AcceptedSend, AcceptService, SendOrder } from "../../domain/messages/index.js";
 import { idempotencyKeyOf, isStoredSend, requestHash, storedAnswer } from "../../domain/messages/index.js";
+import type { SmsSendInput } from "./policy.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store"> & { acceptor: AcceptService };
@@ -60,10 +61,18 @@ export async function acceptIdempotent<T, C>(
   return stored;
 }
 
+/** The v2 body's name of each input of the SMS rules a refusal can be about (GatewayError.about). */
+const BODY_FIELDS: Partial<Record<keyof SmsSendInput, string>> = {
+  dltEntityId: "dlt_entity_id",
+  dltTemplateId: "dlt_template_id",
+};
+
 /**
  * A refusal of one field of a v2 send's body named by that field (`error.field`), as the schema's
  * refusals and WhatsApp's are: the SMS rules, shared with the legacy families, name none (a
  * missing number names the send's `recipient`, which `recipient` here replaces: `recipients[0]`).
+ * A code of one field names it; a code of several cases (a DLT template id refused, a text that
+ * matches no template) names the input the rules marked, if any.
  */
 export function namingField(error: unknown, fields: { recipient: string; schedule: string }): unknown {
   if (!(error instanceof GatewayError)) return error;
@@ -72,10 +81,13 @@ export function namingField(error: unknown, fields: { recipient: string; schedul
     missing_sender_id: "sender_id",
     invalid_sender_id: "sender_id",
     missing_message: "message",
+    unicode_not_allowed: "message",
+    message_too_long: "message",
     invalid_route: "route",
     invalid_schedule: fields.schedule,
+    dlt_header_not_whitelisted: "sender_id",
   };
-  const field = named[error.code];
+  const field = named[error.code] ?? BODY_FIELDS[error.about as keyof SmsSendInput];
   if (field === undefined) return error;
   if (error.code !== "invalid_recipient" && typeof error.details?.field === "string") return error;
   return refusalAt(error, () => field);
