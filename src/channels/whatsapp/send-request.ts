@@ -35,7 +35,7 @@ export interface PreparedMessage {
 }
 
 /** Fields that go only with a template, and only with a media_url. */
-export const TEMPLATE_ONLY = [
+const TEMPLATE_ONLY = [
   "params",
   "language",
   "header_media_url",
@@ -43,7 +43,34 @@ export const TEMPLATE_ONLY = [
   "header_filename",
   "header_params",
 ];
-export const MEDIA_ONLY = ["media_type", "caption"];
+const MEDIA_ONLY = ["media_type", "caption"];
+
+/**
+ * The one kind of message the request is (a template, a text or a media link), refused with no
+ * field of another kind. None given names the first of the choice (as bulk's recipients or
+ * group_id does), several the one past the first.
+ */
+export function kindOf(request: WhatsAppSendRequest): "template" | "message" | "media_url" {
+  const kinds = (["template", "message", "media_url"] as const).filter((k) => request[k] !== undefined);
+  const kind = kinds[0];
+  if (kind === undefined || kinds.length > 1) {
+    throw new GatewayError(
+      "invalid_request",
+      kind === undefined
+        ? "Provide one of template, message or media_url."
+        : `Provide exactly one of template, message or media_url (got ${kinds.join(" and ")}).`,
+      { field: kinds[1] ?? "template" },
+    );
+  }
+  const stray = [...(kind !== "template" ? TEMPLATE_ONLY : []), ...(kind !== "media_url" ? MEDIA_ONLY : [])].filter(
+    (field) => (request as unknown as Record<string, unknown>)[field] !== undefined,
+  );
+  if (stray.length > 0) {
+    const owner = TEMPLATE_ONLY.includes(stray[0] ?? "") ? "template" : "media_url";
+    throw new GatewayError("invalid_request", `Field "${stray[0]}" goes only with ${owner}.`, { field: stray[0] });
+  }
+  return kind;
+}
 
 export function recipientOf(raw: string | number): string {
   const parsed = parseE164(String(raw));

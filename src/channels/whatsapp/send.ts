@@ -45,15 +45,14 @@ import { refusalOf } from "./send-refusal.js";
 import {
   CONTROLS_BUT_LINES,
   fileNameOf,
+  kindOf,
   MAX_CAPTION,
   MAX_TEXT,
-  MEDIA_ONLY,
   mediaTypeOf,
   type PreparedMessage,
   publicHttpsUrl,
   recipientOf,
   refuseControls,
-  TEMPLATE_ONLY,
   type WhatsAppSendRequest,
 } from "./send-request.js";
 import { prepareTemplate } from "./send-template.js";
@@ -174,23 +173,7 @@ export class WhatsAppSendService {
     to: string,
     request: WhatsAppSendRequest,
   ): Promise<PreparedMessage> {
-    const kinds = (["template", "message", "media_url"] as const).filter((k) => request[k] !== undefined);
-    if (kinds.length !== 1) {
-      throw new GatewayError(
-        "invalid_request",
-        kinds.length === 0
-          ? "Provide one of template, message or media_url."
-          : `Provide exactly one of template, message or media_url (got ${kinds.join(" and ")}).`,
-      );
-    }
-    const kind = kinds[0];
-    const stray = [...(kind !== "template" ? TEMPLATE_ONLY : []), ...(kind !== "media_url" ? MEDIA_ONLY : [])].filter(
-      (field) => (request as unknown as Record<string, unknown>)[field] !== undefined,
-    );
-    if (stray.length > 0) {
-      const owner = TEMPLATE_ONLY.includes(stray[0] ?? "") ? "template" : "media_url";
-      throw new GatewayError("invalid_request", `Field "${stray[0]}" goes only with ${owner}.`, { field: stray[0] });
-    }
+    const kind = kindOf(request);
     if (kind === "template") return prepareTemplate(this.deps.catalog, settings, sender, to, request);
 
     // Free text and media need the customer's 24-hour window.

@@ -311,6 +311,21 @@ describeEachEngine("WhatsApp errors", (engine) => {
         expectError(answer, 400, "invalid_request");
         expect(answer.body.error.field, JSON.stringify(body)).toBe(field);
       }
+      // The choice of kind names the first of the three when none is given, the one past the first of several.
+      const kinds: Array<[unknown, string]> = [
+        [{ to: "919876543210" }, "template"],
+        [{ to: "919876543210", message: "a", template: "hello" }, "message"],
+        [{ to: "919876543210", message: "a", media_url: "https://cdn.example.com/a.jpg" }, "media_url"],
+        [
+          { to: "919876543210", template: "hello", message: "a", media_url: "https://cdn.example.com/a.jpg" },
+          "message",
+        ],
+      ];
+      for (const [body, field] of kinds) {
+        const answer = await c.send(body);
+        expectError(answer, 400, "invalid_request");
+        expect(answer.body.error.field, JSON.stringify(body)).toBe(field);
+      }
       const notJson = await c.v2("POST", "/whatsapp/send", undefined, { "content-type": "application/json" });
       expect(notJson.status).toBe(400);
       expect(fake.sends().length).toBe(before);
