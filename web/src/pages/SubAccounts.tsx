@@ -20,7 +20,7 @@ import { canDo, useSignedIn } from "../session.js";
 import type { Capability, CreatedKey, SubAccount, SubAccountFunding } from "../types.js";
 import { Busy, ConfirmButton, ErrorNotice, Field, NewKeyNotice, Pager, PageTitle, Success } from "../ui.js";
 import { SubAccountPriceForm } from "./subaccount-price.js";
-import { type ExtraColumn, SubAccountTable, WALLETS } from "./subaccount-table.js";
+import { belowParentOf, type ExtraColumn, SubAccountTable, WALLETS } from "./subaccount-table.js";
 import { SubAccountsBelow } from "./subaccounts-below.js";
 
 const PER_PAGE = 25;
@@ -334,9 +334,7 @@ function OwnSubAccounts() {
       {list.isPending ? <Busy /> : null}
       {list.data ? (
         <BelowParentNotice
-          below={list.data.data.flatMap((sub) =>
-            sub.below_parent ? [{ username: sub.username, message: sub.below_parent.message }] : [],
-          )}
+          below={belowParentOf(list.data.data)}
           testId="subaccounts-below-parent"
           advice="You pay more for each such send than the sub-account is charged: raise its card, or put it on a markup."
         />

@@ -21,6 +21,13 @@ function walletsOf(sub: SubAccount): string {
     .join(" · ");
 }
 
+/** The rows of a sub-accounts list priced below their parent, as BelowParentNotice lists them. */
+export function belowParentOf(subs: readonly SubAccount[]): { username: string; message: string }[] {
+  return subs.flatMap((sub) =>
+    sub.below_parent ? [{ username: sub.username, message: sub.below_parent.message }] : [],
+  );
+}
+
 /**
  * The page listing the sub-accounts of the last account of `trail` (the accounts from the first
  * level below the reader down to it); the reader's own list for an empty trail.

@@ -11,7 +11,7 @@ import { Link } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
 import type { SubAccount } from "../types.js";
 import { Busy, ErrorNotice, Pager, PageTitle } from "../ui.js";
-import { bindsLink, SubAccountTable, treeLink } from "./subaccount-table.js";
+import { belowParentOf, bindsLink, SubAccountTable, treeLink } from "./subaccount-table.js";
 
 const PER_PAGE = 25;
 
@@ -67,9 +67,7 @@ export function SubAccountsBelow({ trail }: { trail: readonly string[] }) {
       {list.isPending ? <Busy /> : null}
       {list.data ? (
         <BelowParentNotice
-          below={list.data.data.flatMap((sub) =>
-            sub.below_parent ? [{ username: sub.username, message: sub.below_parent.message }] : [],
-          )}
+          below={belowParentOf(list.data.data)}
           testId="subaccounts-below-parent"
           advice={`${parent} sets their prices: it raises such a card, or puts the sub-account on a markup.`}
         />
