@@ -28,7 +28,14 @@ export type ToWorker =
   | { type: "stop" };
 
 export type SerializedError =
-  | { code: string; message: string; details?: Record<string, unknown>; upline?: GatewayError["upline"] }
+  | {
+      code: string;
+      message: string;
+      details?: Record<string, unknown>;
+      upline?: GatewayError["upline"];
+      item?: GatewayError["item"];
+      about?: string;
+    }
   | { message: string };
 
 /** What crosses back. */
@@ -209,14 +216,19 @@ export function serializeError(error: unknown): SerializedError {
       ...(error.details ? { details: error.details } : {}),
       // Which level of a reseller tree was short (decision 0158): the log of refusals keeps it.
       ...(error.upline ? { upline: error.upline } : {}),
+      // Which message of an XML document, and which input (v2's error.field): GatewayError's marks.
+      ...(error.item ? { item: error.item } : {}),
+      ...(error.about ? { about: error.about } : {}),
     };
   }
   return { message: error instanceof Error ? error.message : String(error) };
 }
 
-function deserializeError(error: SerializedError): Error {
+export function deserializeError(error: SerializedError): Error {
   if (!("code" in error)) return new Error(error.message);
   const gatewayError = new GatewayError(error.code as GatewayError["code"], error.message, error.details);
   if (error.upline) gatewayError.upline = error.upline;
+  if (error.item) gatewayError.item = error.item;
+  if (error.about) gatewayError.about = error.about;
   return gatewayError;
 }
