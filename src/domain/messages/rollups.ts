@@ -104,7 +104,12 @@ function latencyBucket(m: RollupSource): number {
   return k === -1 ? LATENCY_BOUNDS_MS.length : k;
 }
 
-/** A batch's changes to the rollups, summed per rollup row until written. */
+/**
+ * A batch's changes to the rollups, summed per message key (accept quarter, account, connector,
+ * route, prefix, error) until written; each such key is counted in 13 rollup rows, which are
+ * made from the sums when they are written: a message's change is one lookup, not 13 (the
+ * messages of a commit group mostly share their key).
+ */
 export class RollupChanges {
   private readonly rows = new Map<string, number[]>();
   /** Added before this process knew its prefix lengths: counted once write() has read them. */
@@ -119,36 +124,17 @@ export class RollupChanges {
     const category = categoryOf(m);
     if (category === "") return;
     const q = Math.floor(m.created_at / QUARTER_MS) * QUARTER_MS;
-    const d = Math.floor(m.created_at / DAY_MS) * DAY_MS;
-    const account = m.account_id;
-    const connector = m.connector ?? "";
     const route = ROUTE_CODES[m.route] ?? m.route;
-    const prefix = prefixOf(m);
     const error = category === "f" || category === "r" ? (m.error_reason ?? m.error_code ?? "failed") : "";
-    const column = category === "d" ? 1 : category === "f" ? 2 : category === "p" ? 3 : 4;
-    const histogram = category === "d" ? COUNTS + latencyBucket(m) : -1;
-    const count = (key: string) => {
-      let sums = this.rows.get(key);
-      if (!sums) {
-        sums = new Array<number>(WIDTH).fill(0);
-        this.rows.set(key, sums);
-      }
-      if (category !== "r") sums[0]! += sign;
-      sums[column]! += sign;
-      if (histogram >= 0) sums[histogram]! += sign;
-    };
-    for (const [span, bucket] of [
-      ["q", q],
-      ["d", d],
-    ] as const) {
-      count(`${span}\u0000\u0000${bucket}\u0000${account}\u0000`);
-      count(`${span}\u0000connector\u0000${bucket}\u0000${account}\u0000${connector}`);
-      count(`${span}\u0000route\u0000${bucket}\u0000${account}\u0000${route}`);
-      count(`${span}\u0000prefix\u0000${bucket}\u0000${account}\u0000${prefix}`);
-      count(`${span}\u0000error_code\u0000${bucket}\u0000${account}\u0000${error}`);
-      count(`${span}\u0000*prefix\u0000${bucket}\u00000\u0000${prefix}`);
+    const key = `${q}\u0000${m.account_id}\u0000${m.connector ?? ""}\u0000${route}\u0000${prefixOf(m)}\u0000${error}`;
+    let sums = this.rows.get(key);
+    if (!sums) {
+      sums = new Array<number>(WIDTH).fill(0);
+      this.rows.set(key, sums);
     }
-    count(`q\u0000*\u0000${q}\u00000\u0000`);
+    if (category !== "r") sums[0]! += sign;
+    sums[category === "d" ? 1 : category === "f" ? 2 : category === "p" ? 3 : 4]! += sign;
+    if (category === "d") sums[COUNTS + latencyBucket(m)]! += sign;
   }
 
   /** A message that changed: out of its old key, into its new one. */
@@ -191,7 +177,9 @@ export class RollupChanges {
   /** Writes the rows that changed at once (what `write` does outside a group commit). */
   async writeNow(store: Store, trx: Db): Promise<void> {
     if (this.rows.size === 0) return;
-    const changed = [...this.rows].filter(([, sums]) => sums.some((n) => n !== 0)).sort(([a], [b]) => (a < b ? -1 : 1));
+    const changed = [...rollupRows(this.rows)]
+      .filter(([, sums]) => sums.some((n) => n !== 0))
+      .sort(([a], [b]) => (a < b ? -1 : 1));
     this.rows.clear();
     if (changed.length === 0) return;
     if (store.engine === "sqlite") {
@@ -220,6 +208,37 @@ class RollupShare implements CommitShare {
   write(trx: Db): Promise<void> {
     return this.changes.writeNow(this.store, trx);
   }
+}
+
+/**
+ * The rollup rows of summed message keys (RollupChanges.add): each key's sums in its quarter's and
+ * day's rows of the account as a whole and by connector, route, prefix and error, in the
+ * operator's rows by prefix, and in the quarter's row of every account. Keyed as keyValues reads.
+ */
+function rollupRows(byMessageKey: Map<string, number[]>): Map<string, number[]> {
+  const rows = new Map<string, number[]>();
+  const count = (key: string, sums: number[]) => {
+    const row = rows.get(key);
+    if (!row) rows.set(key, [...sums]);
+    else for (let i = 0; i < WIDTH; i++) row[i]! += sums[i]!;
+  };
+  for (const [key, sums] of byMessageKey) {
+    const [q = "0", account = "0", connector = "", route = "", prefix = "", error = ""] = key.split("\u0000");
+    const d = Math.floor(Number(q) / DAY_MS) * DAY_MS;
+    for (const [span, bucket] of [
+      ["q", q],
+      ["d", d],
+    ] as const) {
+      count(`${span}\u0000\u0000${bucket}\u0000${account}\u0000`, sums);
+      count(`${span}\u0000connector\u0000${bucket}\u0000${account}\u0000${connector}`, sums);
+      count(`${span}\u0000route\u0000${bucket}\u0000${account}\u0000${route}`, sums);
+      count(`${span}\u0000prefix\u0000${bucket}\u0000${account}\u0000${prefix}`, sums);
+      count(`${span}\u0000error_code\u0000${bucket}\u0000${account}\u0000${error}`, sums);
+      count(`${span}\u0000*prefix\u0000${bucket}\u00000\u0000${prefix}`, sums);
+    }
+    count(`q\u0000*\u0000${q}\u00000\u0000`, sums);
+  }
+  return rows;
 }
 
 /** A rollup row's key as its columns' values: span, dim, bucket, account_id, value. */
