@@ -5,7 +5,7 @@
 // names none.
 import { beforeAll, expect, it } from "vitest";
 import { auditEntries } from "../helpers/audit-log.js";
-import { callAs, type SignedIn, signIn } from "../helpers/console.js";
+import { addConsoleUser, callAs, type SignedIn, signIn } from "../helpers/console.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { subAccount } from "../helpers/resellers.js";
@@ -18,18 +18,6 @@ describeEachEngine("the audit log's actor_user for an API key", (engine) => {
 
   const withKey = (key: string, method: string, path: string, json?: unknown) =>
     call(t, method, path, { headers: { authorization: `Bearer ${key}` }, ...(json !== undefined ? { json } : {}) });
-
-  async function addUser(account: TestAccount, login: string, role: string): Promise<SignedIn> {
-    const password = `${login}-password-1`;
-    const added = await withKey(account.apiKey, "POST", "/api/v2/users", { login, user_role: role, password });
-    expect(added.status, added.text).toBe(201);
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login, password },
-    });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  }
 
   async function keyOf(session: SignedIn, path = "/api/v2/keys"): Promise<{ id: number; api_key: string }> {
     const made = await callAs(t, session, "POST", path, { json: { name: "audited" } });
@@ -59,7 +47,7 @@ describeEachEngine("the audit log's actor_user for an API key", (engine) => {
     const ownerKey = await keyOf(owner);
     expect(await groupEntryBy(ownerKey, "by the owner's key")).toMatchObject({ actor_user: shop.username });
 
-    const dev = await addUser(shop, "dana", "developer");
+    const dev = await addConsoleUser(t, shop, "dana", "developer");
     const devKey = await keyOf(dev);
     expect(await groupEntryBy(devKey, "by dana's key")).toMatchObject({ actor_user: "dana" });
     // Found by the filter, as a session's entries are.
@@ -70,7 +58,7 @@ describeEachEngine("the audit log's actor_user for an API key", (engine) => {
   it("names a parent's user for the key they made a sub-account", async () => {
     const parent = await buildAccount(t, { credits: { sms: 50 } });
     const sub = await subAccount(t, parent);
-    const admin = await addUser(parent, "petra", "admin");
+    const admin = await addConsoleUser(t, parent, "petra", "admin");
     const key = await keyOf(admin, `/api/v2/subaccounts/${sub.username}/keys`);
     expect(await groupEntryBy(key, "by petra's sub-account key")).toMatchObject({
       actor: sub.username,

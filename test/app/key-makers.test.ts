@@ -4,7 +4,7 @@
 // them, the key list names each key's maker and the role it acts with, and a caller revokes only a key that can do nothing
 // it cannot. Keys made before (and the account's own) act as the owner, as they did.
 import { beforeAll, expect, it } from "vitest";
-import { callAs, type SignedIn } from "../helpers/console.js";
+import { addConsoleUser, callAs, type SignedIn } from "../helpers/console.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 
@@ -18,17 +18,6 @@ describeEachEngine("keys act as their maker", (engine) => {
   const withKey = (key: string, method: string, path: string, json?: unknown) =>
     call(t, method, path, { ...asKey(key), ...(json !== undefined ? { json } : {}) });
   const asOwner = (method: string, path: string, json?: unknown) => withKey(account.apiKey, method, path, json);
-
-  async function addUser(login: string, role: string): Promise<SignedIn> {
-    const added = await asOwner("POST", "/api/v2/users", { login, user_role: role, password: `${login}-password-1` });
-    expect(added.status, added.text).toBe(201);
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login, password: `${login}-password-1` },
-    });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  }
 
   async function keyOf(session: SignedIn, name: string, scopes?: string[]) {
     const made = await callAs(t, session, "POST", "/api/v2/keys", { json: { name, ...(scopes ? { scopes } : {}) } });
@@ -55,7 +44,7 @@ describeEachEngine("keys act as their maker", (engine) => {
   });
 
   it("a developer's key manages no users and moves no money; an admin's makes or removes no owner", async () => {
-    const dev = await addUser("dev", "developer");
+    const dev = await addConsoleUser(t, account, "dev", "developer");
     const devKey = await keyOf(dev, "devkey");
     // Its scopes as made: all the developer may give.
     expect(devKey.scopes).toEqual(["send", "read", "manage"]);
@@ -83,7 +72,7 @@ describeEachEngine("keys act as their maker", (engine) => {
       password: "own2-password-1",
     });
     expect(owner2.status, owner2.text).toBe(201);
-    const ann = await addUser("ann", "admin");
+    const ann = await addConsoleUser(t, account, "ann", "admin");
     const annKey = await keyOf(ann, "annkey");
     const own3 = await withKey(annKey.api_key, "POST", "/api/v2/users", {
       login: "own3",
@@ -130,7 +119,7 @@ describeEachEngine("keys act as their maker", (engine) => {
   });
 
   it("a lowered role narrows its keys at the next request; a removal revokes them", async () => {
-    const dev = await addUser("dev2", "developer");
+    const dev = await addConsoleUser(t, account, "dev2", "developer");
     const devKey = await keyOf(dev, "dev2key");
     const send = () =>
       withKey(devKey.api_key, "POST", "/api/v2/sms/send", {
@@ -168,7 +157,7 @@ describeEachEngine("keys act as their maker", (engine) => {
   });
 
   it("revokes or changes only a key that can do nothing the caller cannot", async () => {
-    const dev = await addUser("dev3", "developer");
+    const dev = await addConsoleUser(t, account, "dev3", "developer");
     const first = await keyOf(dev, "first");
     const second = await keyOf(dev, "second");
     const ownerKeyId = (await keyList()).find((key) => key.prefix === account.apiKey.slice(0, 10))!.id;
@@ -180,7 +169,7 @@ describeEachEngine("keys act as their maker", (engine) => {
     expect((await asOwner("GET", "/api/v2/balance")).status).toBe(200);
 
     // An admin's key with the developer's scopes still acts as the admin: not the developer's to revoke.
-    const ann = await addUser("ann3", "admin");
+    const ann = await addConsoleUser(t, account, "ann3", "admin");
     const annKey = await keyOf(ann, "ann3key", ["send", "read", "manage"]);
     const annCut = await withKey(second.api_key, "DELETE", `/api/v2/keys/${annKey.id}`);
     expect(annCut.status, annCut.text).toBe(403);

@@ -5,16 +5,9 @@
 import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { BOUNCE_DOMAIN, FakeRelay } from "../channels/email/helpers.js";
-import { callAs, type SignedIn, signIn } from "../helpers/console.js";
+import { callAs, type SignedIn, signIn, signInUser } from "../helpers/console.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../helpers/gateway.js";
-
-async function signInAs(t: TestGateway, username: string, login: string, password: string): Promise<SignedIn> {
-  const response = await call(t, "POST", "/console/session", { json: { username, login, password } });
-  expect(response.status, response.text).toBe(201);
-  const setCookie = response.headers.get("set-cookie") ?? "";
-  return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-}
 
 describeEachEngine("users and roles", (engine) => {
   const relay = new FakeRelay();
@@ -47,7 +40,7 @@ describeEachEngine("users and roles", (engine) => {
   it("keeps the owner login: no login, or the username, signs in as owner", async () => {
     const current = await callAs(t, owner, "GET", "/console/session");
     expect(current.body.data).toMatchObject({ role: "customer", login: account.username, user_role: "owner" });
-    const named = await signInAs(t, account.username, account.username.toUpperCase(), account.password);
+    const named = await signInUser(t, account.username, account.username.toUpperCase(), account.password);
     const again = await callAs(t, named, "GET", "/console/session");
     expect(again.body.data.user_role).toBe("owner");
   });
@@ -68,7 +61,7 @@ describeEachEngine("users and roles", (engine) => {
     });
     expect(added.body.data.invitation).toBeUndefined();
 
-    const dev = await signInAs(t, account.username, "DEV1", "developer-pw-1");
+    const dev = await signInUser(t, account.username, "DEV1", "developer-pw-1");
     const current = await callAs(t, dev, "GET", "/console/session");
     expect(current.body.data).toMatchObject({
       username: account.username,
@@ -131,7 +124,7 @@ describeEachEngine("users and roles", (engine) => {
     const reused = await call(t, "POST", "/console/invitation", { json: { token, password: "support-pw-2" } });
     expect(reused.status).toBe(404);
 
-    const sue = await signInAs(t, account.username, "sue", "support-pw-1");
+    const sue = await signInUser(t, account.username, "sue", "support-pw-1");
     expect((await callAs(t, sue, "GET", "/api/v2/messages")).status).toBe(200);
     const send = await callAs(t, sue, "POST", "/api/v2/sms/send", {
       json: { sender_id: "SWBRD", recipient: "9876543210", message: "no" },
@@ -142,9 +135,9 @@ describeEachEngine("users and roles", (engine) => {
 
   it("a role change ends the user's sessions; the user sees and ends their own", async () => {
     await addUser({ login: "bill", user_role: "billing", password: "billing-pw-1" });
-    const first = await signInAs(t, account.username, "bill", "billing-pw-1");
-    const second = await signInAs(t, account.username, "bill", "billing-pw-1");
-    const third = await signInAs(t, account.username, "bill", "billing-pw-1");
+    const first = await signInUser(t, account.username, "bill", "billing-pw-1");
+    const second = await signInUser(t, account.username, "bill", "billing-pw-1");
+    const third = await signInUser(t, account.username, "bill", "billing-pw-1");
 
     const listed = await callAs(t, second, "GET", "/api/v2/sessions");
     expect(listed.status, listed.text).toBe(200);
@@ -172,12 +165,12 @@ describeEachEngine("users and roles", (engine) => {
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.data.user_role).toBe("support");
     expect((await callAs(t, second, "GET", "/api/v2/balance")).status).toBe(401);
-    const back = await signInAs(t, account.username, "bill", "billing-pw-1");
+    const back = await signInUser(t, account.username, "bill", "billing-pw-1");
     expect((await callAs(t, back, "GET", "/console/session")).body.data.user_role).toBe("support");
 
     // The owner ends all of a user's sessions; a removed user signs in no more.
     expect((await callAs(t, owner, "DELETE", "/api/v2/users/bill/sessions")).body.data).toEqual({ ended: 1 });
-    const again = await signInAs(t, account.username, "bill", "billing-pw-1");
+    const again = await signInUser(t, account.username, "bill", "billing-pw-1");
     expect((await callAs(t, owner, "DELETE", "/api/v2/users/bill")).status).toBe(200);
     expect((await callAs(t, again, "GET", "/api/v2/balance")).status).toBe(401);
     const gone = await call(t, "POST", "/console/session", {
@@ -188,7 +181,7 @@ describeEachEngine("users and roles", (engine) => {
 
   it("an admin manages users but not ownership; the audit log names the user who acted", async () => {
     await addUser({ login: "ada", user_role: "admin", password: "admin-pw-123" });
-    const ada = await signInAs(t, account.username, "ada", "admin-pw-123");
+    const ada = await signInUser(t, account.username, "ada", "admin-pw-123");
     const made = await addUser({ login: "dave", user_role: "developer", password: "dave-pw-123" }, ada);
     expect(made.status).toBe(201);
     const owned = await addUser({ login: "own2", user_role: "owner", password: "owner-pw-123" }, ada);
@@ -208,8 +201,8 @@ describeEachEngine("users and roles", (engine) => {
   it("ends an owner's sessions only by an owner: an admin is refused as for every owner-directed action", async () => {
     await addUser({ login: "boss2", user_role: "owner", password: "boss2-pw-123" });
     await addUser({ login: "adm2", user_role: "admin", password: "adm2-pw-123" });
-    const boss = await signInAs(t, account.username, "boss2", "boss2-pw-123");
-    const adm = await signInAs(t, account.username, "adm2", "adm2-pw-123");
+    const boss = await signInUser(t, account.username, "boss2", "boss2-pw-123");
+    const adm = await signInUser(t, account.username, "adm2", "adm2-pw-123");
     const refused = await callAs(t, adm, "DELETE", "/api/v2/users/BOSS2/sessions");
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.error.code).toBe("insufficient_role");
@@ -246,7 +239,7 @@ describeEachEngine("users and roles", (engine) => {
     expect(locked.status).toBe(403);
     expect(locked.body.error.code).toBe("account_locked");
     await signIn(t, account.username, account.password);
-    await signInAs(t, account.username, "ada", "admin-pw-123");
+    await signInUser(t, account.username, "ada", "admin-pw-123");
 
     // The operator sees the lock under `<login> <address>` and clears it.
     const operator = await buildAccount(t, { role: "operator", sender: null });
@@ -262,7 +255,7 @@ describeEachEngine("users and roles", (engine) => {
       { headers: key },
     );
     expect(cleared.status, cleared.text).toBe(200);
-    await signInAs(t, account.username, "lockme", "lockme-pw-1");
+    await signInUser(t, account.username, "lockme", "lockme-pw-1");
   });
 
   it("the operator's staff: added through /admin/api/staff, support reads and changes nothing, finance puts a price card on an account and changes nothing else", async () => {
@@ -281,7 +274,7 @@ describeEachEngine("users and roles", (engine) => {
     const staff = await call(t, "GET", "/admin/api/staff", { headers: key });
     expect(staff.body.data).toEqual([expect.objectContaining({ login: "olga", user_role: "operator_support" })]);
 
-    const olga = await signInAs(t, operator.username, "olga", "olga-pw-123");
+    const olga = await signInUser(t, operator.username, "olga", "olga-pw-123");
     expect((await callAs(t, olga, "GET", "/console/session")).body.data).toMatchObject({
       role: "operator",
       user_role: "operator_support",
@@ -303,7 +296,7 @@ describeEachEngine("users and roles", (engine) => {
       json: { user_role: "operator_finance" },
     });
     expect(promoted.status).toBe(200);
-    const fin = await signInAs(t, operator.username, "olga", "olga-pw-123");
+    const fin = await signInUser(t, operator.username, "olga", "olga-pw-123");
     const paid = await callAs(t, fin, "POST", `/admin/api/accounts/${account.username}/credits`, {
       json: { wallet: "sms", amount: 5 },
     });

@@ -1,4 +1,6 @@
-// Console sessions in tests: sign in through the real route and make requests with the cookie.
+// Console sessions in tests: sign in through the real route and make requests with the cookie;
+// add an account's console users and sign them in, through the API or a browser page.
+import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import { call, type JsonResponse, type TestGateway } from "./gateway.js";
 
@@ -10,11 +12,84 @@ export interface SignedIn {
   setCookie: string;
 }
 
-export async function signIn(t: TestGateway, username: string, password: string): Promise<SignedIn> {
-  const response = await call(t, "POST", "/console/session", { json: { username, password } });
+async function openSession(t: TestGateway, json: Record<string, string>): Promise<SignedIn> {
+  const response = await call(t, "POST", "/console/session", { json });
   expect(response.status, response.text).toBe(201);
   const setCookie = response.headers.get("set-cookie") ?? "";
   return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
+}
+
+export function signIn(t: TestGateway, username: string, password: string): Promise<SignedIn> {
+  return openSession(t, { username, password });
+}
+
+/** The password addConsoleUser gives a user unless told another: `<login>-password-1`. */
+export const userPassword = (login: string): string => `${login}-password-1`;
+
+/** Signs in as one of the account's users, by its login (userPassword(login) unless named). */
+export function signInUser(
+  t: TestGateway,
+  username: string,
+  login: string,
+  password = userPassword(login),
+): Promise<SignedIn> {
+  return openSession(t, { username, login, password });
+}
+
+interface AddUserOptions {
+  /** The user's password: userPassword(login) unless named. */
+  password?: string;
+  /** Sign them in after adding them (the default); false only adds them. */
+  signIn?: boolean;
+}
+
+/**
+ * Adds a console user with the role `userRole` to the account, with the account's API key
+ * (POST /api/v2/users), and signs them in through the real route: their session. With
+ * `signIn: false` it only adds them.
+ */
+export async function addConsoleUser(
+  t: TestGateway,
+  account: { username: string; apiKey: string },
+  login: string,
+  userRole: string,
+  options?: AddUserOptions & { signIn?: true },
+): Promise<SignedIn>;
+export async function addConsoleUser(
+  t: TestGateway,
+  account: { username: string; apiKey: string },
+  login: string,
+  userRole: string,
+  options: AddUserOptions & { signIn: false },
+): Promise<undefined>;
+export async function addConsoleUser(
+  t: TestGateway,
+  account: { username: string; apiKey: string },
+  login: string,
+  userRole: string,
+  { password = userPassword(login), signIn: andSignIn = true }: AddUserOptions = {},
+): Promise<SignedIn | undefined> {
+  const added = await call(t, "POST", "/api/v2/users", {
+    headers: { authorization: `Bearer ${account.apiKey}` },
+    json: { login, user_role: userRole, password },
+  });
+  expect(added.status, added.text).toBe(201);
+  return andSignIn ? signInUser(t, account.username, login, password) : undefined;
+}
+
+/** Signs in through the console's form at the overview as one of the account's users, by its login. */
+export async function signInAsConsoleUser(
+  page: Page,
+  username: string,
+  login: string,
+  password = userPassword(login),
+): Promise<void> {
+  await page.goto("/");
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Your login").fill(login);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
 }
 
 /** A request with the session's cookie, and its CSRF token unless `csrf` is false. */

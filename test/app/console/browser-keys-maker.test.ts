@@ -3,7 +3,6 @@
 // scopes, and reads why (what the key can do that a developer cannot, and who may change it);
 // the API refuses that key too. The owner's send-only key, which can do nothing a developer
 // cannot, the developer revokes on the page. An admin is offered the owner's key.
-import type { Page } from "playwright-core";
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -12,7 +11,7 @@ import {
   useConsole,
   visit,
 } from "../../helpers/browser.js";
-import { callAs, type SignedIn } from "../../helpers/console.js";
+import { addConsoleUser, callAs, signInAsConsoleUser } from "../../helpers/console.js";
 import { buildAccount, call, type TestAccount } from "../../helpers/gateway.js";
 
 describeInBrowser("console in the browser: the keys a user may change, by their maker's role, at 390 px", () => {
@@ -21,33 +20,10 @@ describeInBrowser("console in the browser: the keys a user may change, by their 
   let adminKey: { id: number; prefix: string };
   let sendOnly: { id: number; prefix: string };
 
-  async function addUser(login: string, user_role: string): Promise<SignedIn> {
-    const added = await call(gateway(), "POST", "/api/v2/users", {
-      headers: { authorization: `Bearer ${owner.apiKey}` },
-      json: { login, user_role, password: `${login}-password-1` },
-    });
-    expect(added.status, added.text).toBe(201);
-    const response = await call(gateway(), "POST", "/console/session", {
-      json: { username: owner.username, login, password: `${login}-password-1` },
-    });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  }
-
-  const signInAsUser = async (page: Page, login: string) => {
-    await page.goto("/");
-    await page.getByLabel("Username").fill(owner.username);
-    await page.getByLabel("Your login").fill(login);
-    await page.getByLabel("Password").fill(`${login}-password-1`);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("button", { name: "Sign out" }).waitFor();
-  };
-
   beforeAll(async () => {
     owner = await buildAccount(gateway());
-    const ada = await addUser("ada", "admin");
-    await addUser("dev", "developer");
+    const ada = await addConsoleUser(gateway(), owner, "ada", "admin");
+    await addConsoleUser(gateway(), owner, "dev", "developer");
     // Within a developer's scopes, but it acts as the admin: it can manage users and settings.
     const made = await callAs(gateway(), ada, "POST", "/api/v2/keys", {
       json: { name: "ada's deploys", scopes: ["send", "read", "manage"] },
@@ -64,7 +40,7 @@ describeInBrowser("console in the browser: the keys a user may change, by their 
 
   it("a developer reads why an admin's key is not theirs, and revokes the owner's send-only key", async () => {
     const { page, context, problems } = await newPage();
-    await signInAsUser(page, "dev");
+    await signInAsConsoleUser(page, owner.username, "dev");
     await visit(page, "/settings/keys");
 
     const adminRow = page.getByTestId(`key-${adminKey.prefix}`);
@@ -98,7 +74,7 @@ describeInBrowser("console in the browser: the keys a user may change, by their 
 
   it("an admin is offered Change and Revoke of the owner's and their own keys", async () => {
     const { page, context, problems } = await newPage();
-    await signInAsUser(page, "ada");
+    await signInAsConsoleUser(page, owner.username, "ada");
     await visit(page, "/settings/keys");
     for (const prefix of [owner.apiKey.slice(0, 10), adminKey.prefix]) {
       const row = page.getByTestId(`key-${prefix}`);

@@ -8,7 +8,6 @@
 // settings (developer only); a billing user opening a message's or a group's URL is told the page
 // is not for its role, as on their lists.
 
-import type { Page } from "playwright-core";
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -17,6 +16,7 @@ import {
   useConsole,
   visit,
 } from "../../helpers/browser.js";
+import { addConsoleUser, signInAsConsoleUser } from "../../helpers/console.js";
 import { buildAccount, call, type TestAccount } from "../../helpers/gateway.js";
 import { sendSms } from "../../helpers/sms.js";
 
@@ -30,27 +30,14 @@ describeInBrowser("console in the browser: pages as a support and a billing user
       ["sue", "support"],
       ["bill", "billing"],
       ["dev", "developer"],
-    ]) {
-      const added = await call(gateway(), "POST", "/api/v2/users", {
-        headers: { authorization: `Bearer ${owner.apiKey}` },
-        json: { login, user_role, password: `${login}-password-1` },
-      });
-      expect(added.status, added.text).toBe(201);
+    ] as const) {
+      await addConsoleUser(gateway(), owner, login, user_role, { signIn: false });
     }
   });
 
-  const signInAsUser = async (page: Page, login: string) => {
-    await page.goto("/");
-    await page.getByLabel("Username").fill(owner.username);
-    await page.getByLabel("Your login").fill(login);
-    await page.getByLabel("Password").fill(`${login}-password-1`);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("button", { name: "Sign out" }).waitFor();
-  };
-
   it("a support user reads Contacts, Templates, Registrations and Inbound with no create form", async () => {
     const { page, context, problems } = await newPage();
-    await signInAsUser(page, "sue");
+    await signInAsConsoleUser(page, owner.username, "sue");
     for (const [path, what] of [
       ["/contacts", "making groups and uploading contacts"],
       ["/templates", "registering a template"],
@@ -74,7 +61,7 @@ describeInBrowser("console in the browser: pages as a support and a billing user
 
   it("a billing user's Overview shows the balances and no traffic it may not read", async () => {
     const { page, context, problems } = await newPage();
-    await signInAsUser(page, "bill");
+    await signInAsConsoleUser(page, owner.username, "bill");
     await page.getByTestId("wallet-sms").waitFor();
     expect(await page.getByTestId("wallet-sms").textContent()).toContain("1,000");
     expect(await page.getByRole("heading", { name: "Traffic" }).count()).toBe(0);
@@ -102,7 +89,7 @@ describeInBrowser("console in the browser: pages as a support and a billing user
   it("support, billing and developer see the account's two-factor requirement disabled, saying who sets it", async () => {
     for (const login of ["sue", "bill", "dev"]) {
       const { page, context, problems } = await newPage();
-      await signInAsUser(page, login);
+      await signInAsConsoleUser(page, owner.username, login);
       await visit(page, "/settings/two-factor");
       const box = page.getByRole("checkbox", { name: "Require two-factor sign-in for every login of this account" });
       await box.waitFor();
@@ -122,7 +109,7 @@ describeInBrowser("console in the browser: pages as a support and a billing user
     expect(billingKey.status, billingKey.text).toBeLessThan(300);
     const prefix = billingKey.body.data.prefix as string;
     const { page, context, problems } = await newPage();
-    await signInAsUser(page, "dev");
+    await signInAsConsoleUser(page, owner.username, "dev");
     await visit(page, "/settings/keys");
     const row = page.locator("tr", { hasText: prefix });
     await row.getByTestId("key-not-yours").waitFor();
@@ -158,7 +145,7 @@ describeInBrowser("console in the browser: pages as a support and a billing user
     const support = await newPage();
     const asked: string[] = [];
     support.page.on("request", (request) => asked.push(new URL(request.url()).pathname));
-    await signInAsUser(support.page, "sue");
+    await signInAsConsoleUser(support.page, owner.username, "sue");
     await visit(support.page, `/messages/${id}`);
     expect(await support.page.getByTestId("webhook-note").textContent()).toBe("None for this message.");
     expect(asked.filter((path) => path.startsWith("/api/v2/webhooks"))).toEqual([]);
@@ -166,7 +153,7 @@ describeInBrowser("console in the browser: pages as a support and a billing user
     await support.context.close();
 
     const billing = await newPage();
-    await signInAsUser(billing.page, "bill");
+    await signInAsConsoleUser(billing.page, owner.username, "bill");
     for (const path of [`/messages/${id}`, "/contacts/1"]) {
       await visit(billing.page, path);
       expect(await billing.page.locator("h1").textContent(), path).toBe("Not for your role");

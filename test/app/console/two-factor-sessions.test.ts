@@ -5,7 +5,7 @@
 // login's sessions but the caller's own. Other logins, and an operator's view, are not touched.
 import { expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
-import { callAs, type SignedIn, signIn } from "../../helpers/console.js";
+import { addConsoleUser, callAs, type SignedIn, signIn, signInUser } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { totpCode } from "../../helpers/totp.js";
@@ -17,13 +17,6 @@ describeEachEngine("a login's sessions when its second factor changes", (engine)
   const gateway = useTestGateway(engine, { clock });
 
   const cookieOf = (response: { headers: Headers }) => (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  async function signInUser(t: TestGateway, account: TestAccount, login: string, password: string) {
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login, password },
-    });
-    expect(response.status, response.text).toBe(201);
-    return { cookie: cookieOf(response), csrf: response.body.data.csrf_token, setCookie: "" } satisfies SignedIn;
-  }
   const alive = async (t: TestGateway, session: SignedIn) =>
     (await callAs(t, session, "GET", "/console/session")).status;
   const asKey = (account: TestAccount) => ({ authorization: `Bearer ${account.apiKey}` });
@@ -31,13 +24,6 @@ describeEachEngine("a login's sessions when its second factor changes", (engine)
     const answer = await call(t, "GET", `/api/v2/audit?action=${action}`, { headers: asKey(account) });
     expect(answer.status, answer.text).toBe(200);
     return answer.body.data as Array<Record<string, unknown>>;
-  }
-  async function addUser(t: TestGateway, account: TestAccount, login: string, user_role: string) {
-    const added = await call(t, "POST", "/api/v2/users", {
-      headers: asKey(account),
-      json: { login, user_role, password: `${login}-password-1` },
-    });
-    expect(added.status, added.text).toBe(201);
   }
   /** Turns the factor on from a signed-in session; answers the secret. */
   async function enrolOn(t: TestGateway, session: SignedIn): Promise<string> {
@@ -55,10 +41,10 @@ describeEachEngine("a login's sessions when its second factor changes", (engine)
     const t = gateway();
     const account = await buildAccount(t);
     const operator = await buildAccount(t, { role: "operator", sender: null });
-    await addUser(t, account, "dev", "developer");
+    await addConsoleUser(t, account, "dev", "developer", { signIn: false });
     const here = await signIn(t, account.username, account.password);
     const elsewhere = await signIn(t, account.username, account.password);
-    const dev = await signInUser(t, account, "dev", "dev-password-1");
+    const dev = await signInUser(t, account.username, "dev", "dev-password-1");
     const staff = await signIn(t, operator.username, operator.password);
     const opened = await callAs(t, staff, "POST", "/console/session/view", { json: { username: account.username } });
     expect(opened.status, opened.text).toBe(201);
@@ -74,7 +60,7 @@ describeEachEngine("a login's sessions when its second factor changes", (engine)
     expect(entry).toMatchObject({ after: { login: account.username, sessions_ended: 1 } });
 
     // A user's factor: the user's other session ends, the owner's stays.
-    const devElsewhere = await signInUser(t, account, "dev", "dev-password-1");
+    const devElsewhere = await signInUser(t, account.username, "dev", "dev-password-1");
     await enrolOn(t, dev);
     expect(await alive(t, dev)).toBe(200);
     expect(await alive(t, devElsewhere)).toBe(401);
@@ -84,8 +70,7 @@ describeEachEngine("a login's sessions when its second factor changes", (engine)
   it("turned on at a sign-in the account requires it of, every earlier session of the login ends", async () => {
     const t = gateway();
     const account = await buildAccount(t);
-    await addUser(t, account, "sue", "support");
-    const before = await signInUser(t, account, "sue", "sue-password-1");
+    const before = await addConsoleUser(t, account, "sue", "support");
     const policy = await call(t, "PUT", "/api/v2/two-factor/policy", {
       headers: asKey(account),
       json: { required: true },
@@ -113,8 +98,7 @@ describeEachEngine("a login's sessions when its second factor changes", (engine)
     const t = gateway();
     const account = await buildAccount(t);
     const operator = await buildAccount(t, { role: "operator", sender: null });
-    await addUser(t, account, "pat", "developer");
-    const pat = await signInUser(t, account, "pat", "pat-password-1");
+    const pat = await addConsoleUser(t, account, "pat", "developer");
     await enrolOn(t, pat);
     const owner = await signIn(t, account.username, account.password);
 

@@ -6,7 +6,7 @@
 // a user changes that user's own password, not the owner login's (PUT /api/v2/password), and
 // lists and ends that user's console sessions (GET/DELETE /api/v2/sessions).
 import { beforeAll, expect, it } from "vitest";
-import { callAs, type SignedIn } from "../../helpers/console.js";
+import { addConsoleUser, callAs, type SignedIn } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { subAccount } from "../../helpers/resellers.js";
@@ -20,18 +20,6 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
 
   const withKey = (key: string, method: string, path: string, json?: unknown) =>
     call(t, method, path, { headers: { authorization: `Bearer ${key}` }, ...(json !== undefined ? { json } : {}) });
-
-  async function addUser(account: TestAccount, login: string, role: string): Promise<SignedIn> {
-    const password = `${login}-password-1`;
-    const added = await withKey(account.apiKey, "POST", "/api/v2/users", { login, user_role: role, password });
-    expect(added.status, added.text).toBe(201);
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login, password },
-    });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  }
 
   async function subKeyOf(session: SignedIn, name: string) {
     const made = await callAs(t, session, "POST", `/api/v2/subaccounts/${sub.username}/keys`, { json: { name } });
@@ -56,7 +44,7 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
   });
 
   it("a parent developer's key acts in the sub-account as a developer, not as its owner", async () => {
-    const dev = await addUser(parent, "pdev", "developer");
+    const dev = await addConsoleUser(t, parent, "pdev", "developer");
     const key = await subKeyOf(dev, "from the parent's developer");
     expect(key.scopes).toEqual(["send", "read", "manage"]);
 
@@ -99,7 +87,7 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
   });
 
   it("an admin's key adds users below owner until the admin is lowered; the owner login's acts as the owner", async () => {
-    const ann = await addUser(parent, "pann", "admin");
+    const ann = await addConsoleUser(t, parent, "pann", "admin");
     const key = await subKeyOf(ann, "from the parent's admin");
     const sue = await withKey(key.api_key, "POST", "/api/v2/users", {
       login: "sue",
@@ -129,7 +117,7 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
   });
 
   it("a key made by a parent's user makes no keys for the sub-account's own sub-accounts", async () => {
-    const dev = await addUser(parent, "pdev2", "developer");
+    const dev = await addConsoleUser(t, parent, "pdev2", "developer");
     const key = await subKeyOf(dev, "deeper");
     const leaf = await withKey(sub.apiKey, "POST", "/api/v2/subaccounts", {
       username: `leaf_${engine}`,
@@ -142,7 +130,7 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
   });
 
   it("a user's key changes that user's own password, never the owner login's", async () => {
-    const dev = await addUser(parent, "pwdev", "developer");
+    const dev = await addConsoleUser(t, parent, "pwdev", "developer");
     const made = await callAs(t, dev, "POST", "/api/v2/keys", { json: { name: "pwdev's" } });
     expect(made.status, made.text).toBe(201);
     const key = made.body.data.api_key as string;
@@ -180,7 +168,7 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
   });
 
   it("a user's key lists and ends that user's console sessions, never the owner login's", async () => {
-    const dev = await addUser(parent, "sesdev", "developer");
+    const dev = await addConsoleUser(t, parent, "sesdev", "developer");
     const made = await callAs(t, dev, "POST", "/api/v2/keys", { json: { name: "sesdev's" } });
     expect(made.status, made.text).toBe(201);
     const key = made.body.data.api_key as string;
