@@ -32,13 +32,14 @@ export function whenSessionEnds(callback: (() => void) | undefined): void {
 
 type Query = Record<string, string | number | boolean | undefined | null>;
 
+/** `path` with the values of `query` that are not empty added to the query `path` may already hold. */
 export function withQuery(path: string, query: Query = {}): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (value !== undefined && value !== null && value !== "") params.set(key, String(value));
   }
   const text = params.toString();
-  return text ? `${path}?${text}` : path;
+  return text ? `${path}${path.includes("?") ? "&" : "?"}${text}` : path;
 }
 
 export interface RequestOptions {

@@ -114,6 +114,10 @@ describeInBrowser("console in the browser: SMPP binds", () => {
       await expectAccessible(page, `a grandchild's SMPP binds at ${width} px`);
       await page.screenshot({ path: `/tmp/sb-subaccount-smpp-${width}.png`, fullPage: true });
 
+      // Its messages and refused sends keep its place in the tree, as this page's way back does.
+      expect(
+        await page.getByTestId("subaccount-filter").getByRole("link", { name: "its messages" }).getAttribute("href"),
+      ).toBe(`/messages?via=${mid.username}&subaccount=${leaf.username}`);
       // Back to the list that holds it; from there, its parent's own binds (none).
       await page
         .getByTestId("subaccount-filter")

@@ -3,7 +3,9 @@
 // words, the sub-account named), goes on to the sub-account's refused sends (why each was refused)
 // and back; a message id searched that its own list does not hold is offered by its page. Another
 // reseller's customer's message and refusals are not found (the API's 404 in words), never shown.
-// The axe check and no sideways scroll on each page.
+// Opened from a level of the tree (top → mid's sub-accounts → leaf's row), the messages, a message,
+// the refused sends and their filters keep the trail in the URL and lead back to that level; a
+// hand-edited trail leads back to the top. The axe check and no sideways scroll on each page.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -21,6 +23,7 @@ const FAILS = "9876500001";
 describeInBrowser("console in the browser: a reseller reads its sub-accounts' messages and refusals", () => {
   const { gateway, phonePage } = useConsole({ env: FAST_SIMULATOR });
   let top: TestAccount;
+  let mid: TestAccount;
   let leaf: TestAccount;
   let otherSub: TestAccount;
   let failed: string;
@@ -28,7 +31,7 @@ describeInBrowser("console in the browser: a reseller reads its sub-accounts' me
 
   beforeAll(async () => {
     const t = gateway();
-    ({ top, leaf } = await resellerTree(t, t.clock));
+    ({ top, mid, leaf } = await resellerTree(t, t.clock));
     otherSub = await subAccount(t, await buildAccount(t));
     const sent = await sendSms(t, leaf, {
       sender_id: "SWBRD",
@@ -82,6 +85,67 @@ describeInBrowser("console in the browser: a reseller reads its sub-accounts' me
     await page.goto(`/messages?q=${failed}`);
     await page.getByTestId("open-by-id").getByRole("link", { name: failed }).click();
     await page.getByRole("heading", { name: `Message to ${FAILS}` }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("leads back from a grandchild's messages and refused sends to the level they were opened from, at 390 px", async () => {
+    const { page, context, problems } = await phonePage(top, "/subaccounts");
+    await page.getByRole("link", { name: `1 sub-account of ${mid.username}` }).click();
+    const levelTwo = page.getByRole("heading", { name: `Sub-accounts of ${mid.username}` });
+    await levelTwo.waitFor();
+    const row = page.getByTestId(`activity-${leaf.username}`);
+    const backToLevelTwo = page
+      .getByTestId("subaccount-filter")
+      .getByRole("link", { name: `${mid.username}'s sub-accounts` });
+
+    await row.getByRole("link", { name: `Messages of ${leaf.username}` }).click();
+    await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
+    expect(new URL(page.url()).search).toBe(`?via=${mid.username}&subaccount=${leaf.username}`);
+    await noneLoading(page);
+    await page.screenshot({ path: "/tmp/sb-trail-messages-390.png", fullPage: true });
+    await expectNoHorizontalScroll(page, "a grandchild's messages opened from its level");
+    await expectAccessible(page, "a grandchild's messages opened from its level");
+    // A filter, the message's page and its way back keep the trail.
+    await page.getByLabel("Status", { exact: true }).selectOption("failed");
+    await expect.poll(() => new URL(page.url()).searchParams.get("status")).toBe("failed");
+    expect(new URL(page.url()).searchParams.getAll("via")).toEqual([mid.username]);
+    await page.locator("table.messages tbody tr").first().getByRole("link").click();
+    await page.getByRole("heading", { name: `Message to ${FAILS}` }).waitFor();
+    await page.getByRole("link", { name: "Back to the messages" }).click();
+    await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
+    await backToLevelTwo.click();
+    await levelTwo.waitFor();
+    await page.getByTestId(`sub-${leaf.username}`).waitFor();
+
+    await row.getByRole("link", { name: `Refused sends of ${leaf.username}` }).click();
+    await page.getByRole("heading", { name: `Refusals of ${leaf.username}` }).waitFor();
+    const cards = page.getByRole("list", { name: "Refused sends" }).getByRole("listitem");
+    await expect.poll(() => cards.count()).toBe(1);
+    await page.getByTestId("subaccount-filter").screenshot({ path: "/tmp/sb-trail-refusals-390.png" });
+    await expectNoHorizontalScroll(page, "a grandchild's refused sends opened from its level");
+    await expectAccessible(page, "a grandchild's refused sends opened from its level");
+    await page.getByLabel("Error code").fill("invalid_sender_id");
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("code")).toBe("invalid_sender_id");
+    expect(new URL(page.url()).searchParams.getAll("via")).toEqual([mid.username]);
+    await backToLevelTwo.click();
+    await levelTwo.waitFor();
+    await page.getByTestId(`sub-${leaf.username}`).waitFor();
+    expect(problems).toEqual([]);
+
+    // A hand-edited trail (a level empty, the account above itself) leads back to the top.
+    for (const path of [
+      `/refusals?via=&via=${mid.username}&subaccount=${leaf.username}`,
+      `/messages?via=${leaf.username}&subaccount=${leaf.username}`,
+    ]) {
+      await page.goto(path);
+      await page.getByRole("heading", { name: new RegExp(`of ${leaf.username}$`) }).waitFor();
+      const back = page.getByTestId("subaccount-filter").getByRole("link", { name: "Your sub-accounts" });
+      expect(await back.getAttribute("href")).toBe("/subaccounts");
+    }
+    await page.getByTestId("subaccount-filter").getByRole("link", { name: "Your sub-accounts" }).click();
+    await page.getByRole("heading", { name: "Sub-accounts", exact: true }).waitFor();
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

@@ -3,16 +3,17 @@
 // with the URL it posted to: a delivery follows the account's current URL), from
 // GET /api/v2/messages/{id}. Refreshed while the message is not final.
 import { useQuery } from "@tanstack/react-query";
-import { data, withQuery } from "../api.js";
+import { data } from "../api.js";
 import { formatInstantsIn, formatTime, plural, walletName, zoneLabel } from "../format.js";
 import type { OperatorMessageDetail } from "../operator-types.js";
-import { Link } from "../router.js";
+import { Link, useLocation } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
 import type { MessageDetail, WebhookSettings } from "../types.js";
 import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
 import { useAccountZone } from "./account-zone.js";
 import { ChainSection } from "./MessageChain.js";
 import { OperatorMessageFacts } from "./message-facts.js";
+import { trailFrom, trailLink } from "./subaccount-trail.js";
 
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
 
@@ -52,17 +53,21 @@ function refundWords(
 
 export default function MessagePage({ params }: { params: Record<string, string> }) {
   const id = params.id ?? "";
-  return <MessageView path={`/api/v2/messages/${encodeURIComponent(id)}`} back="/messages" />;
+  const via = useLocation().query.getAll("via");
+  return <MessageView path={`/api/v2/messages/${encodeURIComponent(id)}`} back="/messages" via={via} />;
 }
 
-/** A reseller's page of a message of an account below it: whose it is, and the way to its other messages. */
-function SubAccountFact({ username }: { username: string }) {
+/**
+ * A reseller's page of a message of an account below it (the last of `trail`): whose it is, and the
+ * way to its other messages.
+ */
+function SubAccountFact({ trail }: { trail: readonly string[] }) {
   return (
     <>
       <dt>Sub-account</dt>
       <dd data-testid="message-subaccount">
-        <Link to={withQuery("/messages", { subaccount: username })}>{username}</Link> (its messages) ·{" "}
-        <Link to={withQuery("/refusals", { subaccount: username })}>its refused sends</Link>
+        <Link to={trailLink("/messages", trail)}>{trail.at(-1)}</Link> (its messages) ·{" "}
+        <Link to={trailLink("/refusals", trail)}>its refused sends</Link>
       </dd>
     </>
   );
@@ -70,11 +75,22 @@ function SubAccountFact({ username }: { username: string }) {
 
 /**
  * One message from `path` (the account's route, or the operator's, whose answer names the account
- * too), with a link `back` to the list it came from. The operator's (`operator`) does not read
- * /api/v2/webhooks: those are the operator's own settings, not the message's account's, and
- * operator_support may not read them (a 403 in the browser's console).
+ * too), with a link `back` to the list it came from; a sub-account's message links back to its
+ * messages, `via` the accounts above it (the trail its list was opened with). The operator's
+ * (`operator`) does not read /api/v2/webhooks: those are the operator's own settings, not the
+ * message's account's, and operator_support may not read them (a 403 in the browser's console).
  */
-export function MessageView({ path, back, operator = false }: { path: string; back: string; operator?: boolean }) {
+export function MessageView({
+  path,
+  back,
+  operator = false,
+  via = [],
+}: {
+  path: string;
+  back: string;
+  operator?: boolean;
+  via?: readonly string[];
+}) {
   const session = useSignedIn();
   const detail = useQuery({
     queryKey: ["message", path],
@@ -96,7 +112,8 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
   }
   if (!detail.data) return <Busy />;
   const { message, cost, carrier, parts, timeline, webhooks, subaccount } = detail.data;
-  const backTo = subaccount ? withQuery("/messages", { subaccount }) : back;
+  const trail = trailFrom(subaccount, via);
+  const backTo = subaccount ? trailLink("/messages", trail) : back;
   // A carrier's refusal at submit keeps its connector, with no id of the carrier's.
   const refusedAtSubmit = message.status === "failed" && carrier.connector !== null && !carrier.vendor_message_id;
   return (
@@ -130,7 +147,7 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
             </dd>
           </>
         ) : null}
-        {subaccount ? <SubAccountFact username={subaccount} /> : null}
+        {subaccount ? <SubAccountFact trail={trail} /> : null}
         <dt>Message id</dt>
         <dd>
           <code>{message.message_id}</code>

@@ -1,8 +1,9 @@
 // GET /api/v2/messages with its filters, a search by number, message id or broadcast id,
 // and its cursor pagination (Next follows next_cursor; Previous goes back one page). A choice
 // (channel, status, a date or a time of day) applies at once; the search text when it is searched.
-// ?subaccount= (a reseller's link from Sub-accounts) lists that sub-account's messages instead (any
-// account below the reseller), each opening its message page, with a link to its refused sends.
+// ?subaccount= (a reseller's link from Sub-accounts, `via` the levels above it) lists that
+// sub-account's messages instead (any account below the reseller), each opening its message page,
+// with links to its refused sends and back to the list of sub-accounts that holds it.
 // A search by number links to the refusals to that number (a refused send is not a message); a
 // search by message id that lists nothing offers its page, which finds a sub-account's message too.
 import { useQuery } from "@tanstack/react-query";
@@ -16,6 +17,7 @@ import { BoundFields } from "../time-filter.js";
 import type { MessagePage } from "../types.js";
 import { Busy, CursorPager, ErrorNotice, Field, PageTitle, StatusBadge } from "../ui.js";
 import { RefusedSendsNote } from "./Refusals.js";
+import { BackToTree, trailLink, trailOf, viaPath } from "./subaccount-trail.js";
 
 const STATUSES = ["", "scheduled", "queued", "submitted", "delivered", "failed", "cancelled", "sent", "read"];
 const CHANNELS = ["", "sms", "whatsapp", "email", "voice"];
@@ -42,6 +44,7 @@ export default function Messages() {
     to: query.get("to") ?? "",
     subaccount: query.get("subaccount") ?? "",
   };
+  const trail = trailOf(query);
   const searched = searchFilter(filters.q);
   const [draft, setDraft] = useState(filters);
   const [cursors, setCursors] = useState<string[]>([]);
@@ -63,7 +66,7 @@ export default function Messages() {
   const show = (next: typeof draft) => {
     setDraft(next);
     setCursors([]);
-    navigate(withQuery("/messages", next));
+    navigate(withQuery(next.subaccount ? viaPath("/messages", trail) : "/messages", next));
   };
   const apply = (event: FormEvent) => {
     event.preventDefault();
@@ -76,8 +79,7 @@ export default function Messages() {
       {filters.subaccount ? (
         <p data-testid="subaccount-filter">
           Your sub-account {filters.subaccount}'s messages ·{" "}
-          <Link to={withQuery("/refusals", { subaccount: filters.subaccount })}>its refused sends</Link> ·{" "}
-          <Link to="/subaccounts">Sub-accounts</Link> ·{" "}
+          <Link to={trailLink("/refusals", trail)}>its refused sends</Link> · <BackToTree trail={trail} /> ·{" "}
           <a
             href="/messages"
             onClick={(event) => {
@@ -171,7 +173,7 @@ export default function Messages() {
                 {list.data.data.map((message) => (
                   <tr key={message.message_id}>
                     <td>
-                      <Link to={`/messages/${message.message_id}`}>
+                      <Link to={viaPath(`/messages/${message.message_id}`, trail)}>
                         {formatTime(message.created_at, session.time_zone)}
                       </Link>
                     </td>

@@ -2,15 +2,16 @@
 // error code, recipient) and cursor pages; each refusal a card (what was asked, the answer as
 // its family wrote it, why), so the page reads on a phone without scrolling sideways. The
 // operator's page (operator/Refusals.tsx) uses the same filters and cards. ?subaccount= (a
-// reseller's link from a sub-account's messages) lists that sub-account's refusals instead.
+// reseller's link from Sub-accounts or a sub-account's messages, `via` the levels above it) lists
+// that sub-account's refusals instead, with the way back to the list of sub-accounts that holds it.
 import type { ReactNode } from "react";
-import { withQuery } from "../api.js";
 import { CursorList, type FilterField, FilterForm, type Filters, useQueryFilters } from "../filters.js";
 import { formatTime, zoneLabel } from "../format.js";
-import { Link } from "../router.js";
+import { Link, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { Refusal } from "../types.js";
 import { PageTitle } from "../ui.js";
+import { BackToTree, trailLink, trailOf, viaPath } from "./subaccount-trail.js";
 
 const PAGE = 25;
 
@@ -120,17 +121,18 @@ export function RefusalList<R extends Refusal>({
 }
 
 export default function Refusals() {
-  // The form keeps `subaccount` as it is (no field of its own): a search stays in the sub-account's.
+  // The form keeps `subaccount` as it is (no field of its own), and its page the trail's `via`: a
+  // search stays in the sub-account's, and its way back where it was.
   const filters = useQueryFilters([...REFUSAL_FILTERS.map((field) => field.name), "subaccount"]);
   const sub = filters.subaccount;
+  const trail = trailOf(useLocation().query);
   return (
     <>
       <PageTitle>{sub ? `Refusals of ${sub}` : "Refusals"}</PageTitle>
       {sub ? (
         <p data-testid="subaccount-filter">
-          Your sub-account {sub}'s refused sends ·{" "}
-          <Link to={withQuery("/messages", { subaccount: sub })}>its messages</Link> ·{" "}
-          <Link to="/refusals">Your own refusals</Link>
+          Your sub-account {sub}'s refused sends · <Link to={trailLink("/messages", trail)}>its messages</Link> ·{" "}
+          <BackToTree trail={trail} /> · <Link to="/refusals">Your own refusals</Link>
         </p>
       ) : null}
       <p>
@@ -138,7 +140,7 @@ export default function Refusals() {
         Kept 30 days by default.
       </p>
       <FilterForm
-        page="/refusals"
+        page={viaPath("/refusals", trail)}
         filters={filters}
         fields={REFUSAL_FILTERS}
         idPrefix="refusal"

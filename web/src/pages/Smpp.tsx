@@ -11,7 +11,7 @@ import { Link, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { AccountSmppBind, AccountSmppBinds } from "../types.js";
 import { Busy, ErrorNotice, PageTitle } from "../ui.js";
-import { treeLink } from "./subaccount-table.js";
+import { BackToTree, trailLink, trailOf } from "./subaccount-trail.js";
 
 /** How often the binds are read again: the holding process reports every 5 s. */
 export const BINDS_REFRESH_MS = 5_000;
@@ -20,10 +20,8 @@ const limit = (value: number | null, unit: string) => (value ? `${formatNumber(v
 
 /** The account's own SMPP page, or with `?subaccount=` the binds of one below it. */
 export default function SmppPage() {
-  const { query } = useLocation();
-  const below = query.get("subaccount")?.trim();
-  if (!below) return <OwnSmpp />;
-  const trail = [...query.getAll("via"), below];
+  const trail = trailOf(useLocation().query);
+  if (trail.length === 0) return <OwnSmpp />;
   return <SubAccountBinds key={trail.join("/")} trail={trail} />;
 }
 
@@ -35,7 +33,6 @@ export default function SmppPage() {
 function SubAccountBinds({ trail }: { trail: readonly string[] }) {
   const session = useSignedIn();
   const username = trail.at(-1) ?? "";
-  const via = trail.slice(0, -1);
   const binds = useQuery({
     queryKey: ["smpp", "binds", username],
     queryFn: () => data<AccountSmppBinds>(withQuery("/api/v2/smpp/binds", { subaccount: username })),
@@ -49,9 +46,8 @@ function SubAccountBinds({ trail }: { trail: readonly string[] }) {
         {username}'s SMPP clients bound to the gateway now. You read them here; its SMPP access and limits are its own.
       </p>
       <p data-testid="subaccount-filter">
-        <Link to={withQuery("/messages", { subaccount: username })}>its messages</Link> ·{" "}
-        <Link to={withQuery("/refusals", { subaccount: username })}>its refused sends</Link> ·{" "}
-        <Link to={treeLink(via)}>{via.length === 0 ? "Your sub-accounts" : `${via.at(-1)}'s sub-accounts`}</Link>
+        <Link to={trailLink("/messages", trail)}>its messages</Link> ·{" "}
+        <Link to={trailLink("/refusals", trail)}>its refused sends</Link> · <BackToTree trail={trail} />
       </p>
       <ErrorNotice error={binds.error} title={notFound ? "Not found" : undefined} />
       {binds.isPending ? <Busy /> : null}

@@ -1,16 +1,17 @@
 // The table of a list of sub-accounts (GET /api/v2/subaccounts): the signed-in account's own, or
 // those of an account below it (`parent`, with the trail of accounts from the first level down to
-// it). Each name opens its messages, and its row its refused sends and SMPP binds; each count of
-// sub-accounts opens their list, so a reseller walks down its tree a level at a time. The own list
-// adds the columns of its controls.
+// it). Each name opens its messages, and its row its refused sends and SMPP binds, each with the
+// trail (subaccount-trail.tsx) so that they lead back to this list; each count of sub-accounts
+// opens their list, so a reseller walks down its tree a level at a time. The own list adds the
+// columns of its controls.
 import type { ReactNode } from "react";
-import { withQuery } from "../api.js";
 import { formatNumber, formatTime, walletName } from "../format.js";
 import { Link } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
 import type { SubAccount } from "../types.js";
 import { StatusBadge } from "../ui.js";
 import { priceWords } from "./subaccount-price.js";
+import { trailLink, treeLink } from "./subaccount-trail.js";
 
 export const WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
 
@@ -28,39 +29,16 @@ export function belowParentOf(subs: readonly SubAccount[]): { username: string; 
   );
 }
 
-/**
- * The page listing the sub-accounts of the last account of `trail` (the accounts from the first
- * level below the reader down to it); the reader's own list for an empty trail.
- */
-export function treeLink(trail: readonly string[]): string {
-  return trail.length === 0 ? "/subaccounts" : `/subaccounts?${trailQuery(trail)}`;
-}
-
-/**
- * The SMPP page of the last account of `trail`, read only (Smpp.tsx): its clients bound now, and a
- * link back to the list that holds it.
- */
-export function bindsLink(trail: readonly string[]): string {
-  return `/settings/smpp?${trailQuery(trail)}`;
-}
-
-/** `subaccount` the last of `trail`, `via` each account above it, from the first level down. */
-function trailQuery(trail: readonly string[]): URLSearchParams {
-  const params = new URLSearchParams();
-  for (const name of trail.slice(0, -1)) params.append("via", name);
-  params.set("subaccount", trail.at(-1) ?? "");
-  return params;
-}
-
 /** What the row links to of the sub-account's own: its messages, refused sends and (developers') SMPP binds. */
 function ActivityLinks({ sub, trail }: { sub: SubAccount; trail: readonly string[] }) {
   const session = useSignedIn();
+  const its = [...trail, sub.username];
   const of = <span className="visually-hidden"> of {sub.username}</span>;
   // Each link's words kept on one line: a narrow column breaks between the links instead.
   return (
     <>
-      <Link to={withQuery("/messages", { subaccount: sub.username })}>Messages{of}</Link> ·{" "}
-      <Link to={withQuery("/refusals", { subaccount: sub.username })}>
+      <Link to={trailLink("/messages", its)}>Messages{of}</Link> ·{" "}
+      <Link to={trailLink("/refusals", its)}>
         {"Refused\u00a0sends"}
         {of}
       </Link>
@@ -68,7 +46,7 @@ function ActivityLinks({ sub, trail }: { sub: SubAccount; trail: readonly string
         <>
           {" "}
           ·{" "}
-          <Link to={bindsLink([...trail, sub.username])}>
+          <Link to={trailLink("/settings/smpp", its)}>
             {"SMPP\u00a0binds"}
             {of}
           </Link>
@@ -121,7 +99,7 @@ export function SubAccountTable({
             <tr key={sub.username} data-testid={`sub-${sub.username}`}>
               <td>
                 {canDo(session, "read") ? (
-                  <Link to={withQuery("/messages", { subaccount: sub.username })}>{sub.username}</Link>
+                  <Link to={trailLink("/messages", [...trail, sub.username])}>{sub.username}</Link>
                 ) : (
                   sub.username
                 )}

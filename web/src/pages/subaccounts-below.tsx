@@ -5,13 +5,14 @@
 // tree's name is the API's 404, in words.
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { paged, withQuery } from "../api.js";
+import { paged } from "../api.js";
 import { BelowParentNotice } from "../below-parent.js";
 import { Link } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
 import type { SubAccount } from "../types.js";
 import { Busy, ErrorNotice, Pager, PageTitle } from "../ui.js";
-import { belowParentOf, bindsLink, SubAccountTable, treeLink } from "./subaccount-table.js";
+import { belowParentOf, SubAccountTable } from "./subaccount-table.js";
+import { trailLink, treeLink } from "./subaccount-trail.js";
 
 const PER_PAGE = 25;
 
@@ -52,12 +53,12 @@ export function SubAccountsBelow({ trail }: { trail: readonly string[] }) {
         {canDo(session, "read") ? (
           <>
             {" "}
-            <Link to={withQuery("/messages", { subaccount: parent })}>{parent}'s messages</Link> ·{" "}
-            <Link to={withQuery("/refusals", { subaccount: parent })}>its refused sends</Link>
+            <Link to={trailLink("/messages", trail)}>{parent}'s messages</Link> ·{" "}
+            <Link to={trailLink("/refusals", trail)}>its refused sends</Link>
             {canDo(session, "develop") ? (
               <>
                 {" "}
-                · <Link to={bindsLink(trail)}>its SMPP binds</Link>
+                · <Link to={trailLink("/settings/smpp", trail)}>its SMPP binds</Link>
               </>
             ) : null}
           </>
