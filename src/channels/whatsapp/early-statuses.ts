@@ -3,7 +3,10 @@
 // another node. Kept in the transaction that found no message, so before Meta hears its 200; one
 // row per wamid and status, so a status Meta delivers twice is kept once. Applied (events.ts) when
 // the send records the wamid, by a quick retry from memory, and by upkeep; dropped after an hour,
-// by when a send that took the wamid has recorded it or failed (its lease is far shorter).
+// by when a send that took the wamid has recorded it or failed (its lease is far shorter). At most
+// MAX_KEPT_EARLY_STATUSES are kept, the oldest dropped past it: statuses of wamids no message will
+// ever carry (another system's on a shared business account, a replay) would otherwise fill an hour.
+import type { Engine } from "../../base/store/engine.js";
 import type { Db } from "../../base/store/store.js";
 import type { MetaError, StatusEvent } from "./meta-webhook.js";
 
@@ -11,6 +14,8 @@ import type { MetaError, StatusEvent } from "./meta-webhook.js";
 export const KEEP_EARLY_STATUSES_MS = 3_600_000;
 /** Kept statuses read at once. */
 export const EARLY_STATUSES_PAGE = 500;
+/** Statuses kept at most, of all wamids; past it the oldest are dropped. */
+export const MAX_KEPT_EARLY_STATUSES = 10_000;
 
 /** A status as kept: Meta's `sent` changes nothing, so none is. */
 export type KeptStatus = StatusEvent & { status: "delivered" | "read" | "failed" };
@@ -18,15 +23,25 @@ export type KeptStatus = StatusEvent & { status: "delivered" | "read" | "failed"
 /** A kept status's key. */
 export type EarlyStatusKey = Pick<KeptStatus, "messageId" | "status">;
 
-/** Keeps `events` (whose wamid no message carries), each as of `now`; one of a wamid and status is kept. */
-export async function keepEarlyStatuses(trx: Db, events: readonly StatusEvent[], now: number): Promise<void> {
+/**
+ * Keeps `events` (whose wamid no message carries), each as of `now`; one of a wamid and status is
+ * kept. Then drops the oldest kept past `max` and answers those.
+ */
+export async function keepEarlyStatuses(
+  trx: Db,
+  events: readonly StatusEvent[],
+  now: number,
+  bound: { engine: Engine; max: number },
+): Promise<EarlyStatusKey[]> {
   const rows = new Map<string, KeptStatus>();
   for (const event of events) {
     if (event.status === "sent") continue;
     const key = `${event.messageId}\u0000${event.status}`;
     if (!rows.has(key)) rows.set(key, event as KeptStatus);
   }
-  const list = [...rows.values()];
+  // In key order: two callbacks naming the same wamids in other orders take their keys' locks
+  // (PostgreSQL) in one order, so neither waits for the other while holding what it needs.
+  const list = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, event]) => event);
   for (let i = 0; i < list.length; i += 100) {
     await trx
       .insertInto("whatsapp_early_statuses")
@@ -42,6 +57,35 @@ export async function keepEarlyStatuses(trx: Db, events: readonly StatusEvent[],
       .onConflict((oc) => oc.columns(["upstream_id", "status"]).doNothing())
       .execute();
   }
+  return list.length > 0 ? dropOverLimit(trx, bound) : [];
+}
+
+/**
+ * Drops the oldest kept statuses past `max` (by when kept, then key), in the caller's transaction,
+ * and answers which. On PostgreSQL a row another transaction holds (applying it, or dropping it
+ * for its own callback) is passed over, so concurrent callbacks never wait for each other here
+ * and each drops rows of its own; the table stays within `max` plus what callbacks not yet
+ * committed keep, and the next keep trims it again.
+ */
+async function dropOverLimit(trx: Db, { engine, max }: { engine: Engine; max: number }): Promise<EarlyStatusKey[]> {
+  const { n } = await trx
+    .selectFrom("whatsapp_early_statuses")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  const excess = Number(n) - max;
+  if (excess <= 0) return [];
+  const oldest = await trx
+    .selectFrom("whatsapp_early_statuses")
+    .select(["upstream_id", "status"])
+    .orderBy("received_at")
+    .orderBy("upstream_id")
+    .orderBy("status")
+    .limit(excess)
+    .$if(engine === "postgres", (query) => query.forUpdate().skipLocked())
+    .execute();
+  const keys = oldest.map((row) => ({ messageId: row.upstream_id, status: row.status }));
+  await forgetEarlyStatuses(trx, keys);
+  return keys;
 }
 
 /**

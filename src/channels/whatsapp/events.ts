@@ -34,6 +34,7 @@ import {
   KEEP_EARLY_STATUSES_MS,
   keepEarlyStatuses,
   keptStatuses,
+  MAX_KEPT_EARLY_STATUSES,
 } from "./early-statuses.js";
 import type { InboundMessageEvent, ParsedMetaWebhook, StatusEvent, TemplateStatusEvent } from "./meta-webhook.js";
 import { accountOfPhoneNumber } from "./settings.js";
@@ -46,6 +47,8 @@ export interface WhatsAppEventDeps {
   logger: Logger;
   metrics: Metrics;
   webhooks: WebhookOutbox;
+  /** Statuses of unknown wamids kept at most (MAX_KEPT_EARLY_STATUSES unless given). */
+  maxKeptStatuses?: number;
 }
 
 /**
@@ -66,7 +69,11 @@ export class WhatsAppEvents {
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
 
-  constructor(private readonly deps: WhatsAppEventDeps) {}
+  private readonly maxKept: number;
+
+  constructor(private readonly deps: WhatsAppEventDeps) {
+    this.maxKept = deps.maxKeptStatuses ?? MAX_KEPT_EARLY_STATUSES;
+  }
 
   /** Applies one callback's events; resolves once they are stored. */
   async apply(parsed: ParsedMetaWebhook): Promise<void> {
@@ -75,28 +82,45 @@ export class WhatsAppEvents {
     for (const change of parsed.templates) await this.applyTemplate(change);
   }
 
-  /** Applies Meta's statuses; those of wamids no message carries yet are kept. Resolves once stored. */
+  /**
+   * Applies Meta's statuses; those of wamids no message carries yet are kept (the oldest kept
+   * dropped past maxKeptStatuses). Resolves once stored.
+   */
   async applyStatuses(events: readonly StatusEvent[]): Promise<void> {
-    const unknown = await this.move(events, "keep");
+    const { unknown, dropped } = await this.move(events, "keep");
+    if (dropped.length > 0) {
+      this.deps.metrics.earlyReportsDropped.inc({ reason: "whatsapp_over_limit" }, dropped.length);
+      this.deps.logger.warn(
+        { count: dropped.length, ids: dropped.slice(0, 5).map((e) => e.messageId), max: this.maxKept },
+        "kept WhatsApp statuses dropped, oldest first: at most max are kept for wamids no message carries yet",
+      );
+    }
     if (unknown.length > 0) this.retryKept([...new Set(unknown.map((e) => e.messageId))], 0);
   }
 
   /**
    * Applies the kept statuses of `messageIds` (all kept ones when not given) whose wamid a message
-   * now carries, and forgets them; the others stay kept. Answers how many found their message.
+   * now carries, and forgets them; the others stay kept. Answers how many found their message
+   * (`applied`) and the wamids of those it read that are still kept (`left`).
    */
-  async applyKept(messageIds?: readonly string[]): Promise<number> {
+  async applyKept(messageIds?: readonly string[]): Promise<{ applied: number; left: string[] }> {
     const { store } = this.deps;
-    let found = 0;
+    let applied = 0;
+    const left = new Set<string>();
     let after: EarlyStatusKey | undefined;
     for (;;) {
       const page = await keptStatuses(store.db, { ...(messageIds ? { messageIds } : {}), ...(after ? { after } : {}) });
       // Looked up first, outside a transaction: a look that finds only unknown wamids writes nothing.
       const carried = await knownWhatsAppUpstreamIds(store.db, [...new Set(page.map((event) => event.messageId))]);
       const known = page.filter((event) => carried.has(event.messageId));
-      if (known.length > 0) found += known.length - (await this.move(known, "forget")).length;
+      for (const event of page) if (!carried.has(event.messageId)) left.add(event.messageId);
+      if (known.length > 0) {
+        const unknown = (await this.move(known, "forget")).unknown;
+        applied += known.length - unknown.length;
+        for (const event of unknown) left.add(event.messageId);
+      }
       const last = page.at(-1);
-      if (page.length < EARLY_STATUSES_PAGE || !last) return found;
+      if (page.length < EARLY_STATUSES_PAGE || !last) return { applied, left: [...left] };
       after = { messageId: last.messageId, status: last.status };
     }
   }
@@ -122,16 +146,21 @@ export class WhatsAppEvents {
   /**
    * Moves the messages `events` name, with their delivery_report events, in one transaction.
    * Events of wamids no message carries are kept ("keep": Meta's) or left kept ("forget": kept
-   * ones, forgotten once applied); answers them.
+   * ones, forgotten once applied); answers them (`unknown`), and the kept ones dropped to make room.
    */
-  private async move(events: readonly StatusEvent[], kept: "keep" | "forget"): Promise<StatusEvent[]> {
+  private async move(
+    events: readonly StatusEvent[],
+    kept: "keep" | "forget",
+  ): Promise<{ unknown: StatusEvent[]; dropped: EarlyStatusKey[] }> {
     const { store, clock, webhooks } = this.deps;
     const now = clock.now().getTime();
     const unknown: StatusEvent[] = [];
     const reported: ReportedMessage[] = [];
+    let dropped: EarlyStatusKey[] = [];
     await store.transaction(async (trx) => {
       unknown.length = 0;
       reported.length = 0;
+      dropped = [];
       const applied: EarlyStatusKey[] = [];
       // The events' changes to the delivery rollups, written last, once.
       const rollups = new RollupChanges();
@@ -147,7 +176,9 @@ export class WhatsAppEvents {
         const moved = await moveMessage(store, trx, found.id, event, rollups);
         if (moved) reported.push(reportOf(moved, event));
       }
-      if (kept === "keep" && unknown.length > 0) await keepEarlyStatuses(trx, unknown, now);
+      if (kept === "keep" && unknown.length > 0) {
+        dropped = await keepEarlyStatuses(trx, unknown, now, { engine: store.engine, max: this.maxKept });
+      }
       if (kept === "forget" && applied.length > 0) await forgetEarlyStatuses(trx, applied);
       if (reported.length > 0) await webhooks.deliveryReports(trx, reported, now);
       await rollups.write(store, trx);
@@ -157,7 +188,7 @@ export class WhatsAppEvents {
       if (message.status === "delivered") this.deps.metrics.messagesDelivered.inc({ channel: "whatsapp" });
     }
     if (reported.length > 0) store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
-    return unknown;
+    return { unknown, dropped };
   }
 
   /** Tries kept statuses again from memory, at KEPT_RETRY_MS, while some are still kept. */
@@ -167,9 +198,8 @@ export class WhatsAppEvents {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.applyKept(messageIds)
-        .then(async () => {
-          const left = await keptStatuses(this.deps.store.db, { messageIds });
-          if (left.length > 0) this.retryKept([...new Set(left.map((e) => e.messageId))], round + 1);
+        .then(({ left }) => {
+          if (left.length > 0) this.retryKept(left, round + 1);
         })
         .catch((error: unknown) => this.deps.logger.error({ err: error }, "applying kept WhatsApp statuses failed"));
     }, delay);
