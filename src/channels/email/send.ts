@@ -10,9 +10,10 @@ import { refuseNul } from "../../base/core/text-checks.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import type { Store } from "../../base/store/store.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
-import { inactiveAccount, type Principal } from "../../domain/auth/index.js";
+import type { Actor } from "../../domain/audit/index.js";
+import { inactiveAccount, loginActor, type Principal } from "../../domain/auth/index.js";
 import type { AcceptService, MessageDraft, SendOrder } from "../../domain/messages/index.js";
-import { ensureWebhookSecret } from "../../domain/webhooks/settings.js";
+import { ensureSigningSecret } from "../../domain/webhooks/operations.js";
 import { checkWebhookUrl } from "../../domain/webhooks/url-guard.js";
 import { type Mailbox, parseMailbox, parseMailboxes } from "./addresses.js";
 import { EMAIL_CONTENT, type EmailContentDraft } from "./content-rows.js";
@@ -202,7 +203,10 @@ async function checkedEmail(
     : { kept: everyone, leftOut: [] };
 
   // Notifications are signed with the account's webhook secret: make one if it has none yet.
-  if (notifyUrl) await ensureWebhookSecret(deps.store, deps.clock, principal.accountId);
+  if (notifyUrl) {
+    const who = { clock: deps.clock, actor: senderActor(principal) };
+    await ensureSigningSecret(deps.store, who, principal.accountId, "an email's notifyurl");
+  }
 
   // Many recipients are a campaign: they wait behind one-to-one mail of other accounts.
   const lane = everyone.length > 1 ? 1 : 0;
@@ -334,6 +338,21 @@ function checkAttachments(files: UploadedFile[]): void {
       throw new GatewayError("invalid_request", `Attachment ${file.filename} is empty.`, { field: "attachment" });
     }
   }
+}
+
+/**
+ * The sender as the audit log names it for what its send causes (a secret made for its
+ * notifyurl): its key or session and login, as actorOf names a request's caller, but no
+ * address (a send is given its principal, not its request).
+ */
+function senderActor(principal: Principal): Actor {
+  const session = principal.sessionId;
+  const key = principal.keyId;
+  return loginActor(principal, principal.login ?? principal.keyMadeBy, {
+    channel: session !== undefined ? "console" : "api",
+    credential: session !== undefined ? `session:${session}` : key !== undefined ? `key:${key}` : null,
+    address: null,
+  });
 }
 
 function formatMailbox(mailbox: Mailbox): string {

@@ -6,7 +6,8 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError, isGatewayError } from "../../base/core/errors.js";
 import type { Store } from "../../base/store/store.js";
 import type { Audited } from "../../domain/audit/index.js";
-import { activeSecrets, ensureWebhookSecret } from "../../domain/webhooks/settings.js";
+import { ensureSigningSecret } from "../../domain/webhooks/operations.js";
+import { activeSecrets } from "../../domain/webhooks/settings.js";
 import { checkWebhookUrl } from "../../domain/webhooks/url-guard.js";
 import { AlertSettingsRequest } from "./alert-schemas.js";
 import { type AlertSettingsChange, applyChange, readAlertSettings, writeAlertSettings } from "./settings.js";
@@ -96,7 +97,7 @@ export async function changeAlerts(
     );
   }
   // The alert webhooks are signed with the operator account's webhook secret.
-  if (next.url && operator !== null) await ensureWebhookSecret(deps.store, deps.clock, operator);
+  if (next.url && operator !== null) await ensureSigningSecret(deps.store, who, operator, "the alerts webhook");
   await writeAlertSettings(deps.store, who, next, operator);
   return describeAlerts(deps);
 }

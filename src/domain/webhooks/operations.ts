@@ -4,8 +4,9 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError, isGatewayError } from "../../base/core/errors.js";
 import type { WebhookEvent } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { type Actor, recordChange } from "../audit/index.js";
+import { type Actor, type Audited, recordChange } from "../audit/index.js";
 import {
+  ensureWebhookSecret,
   maskedSecret,
   rotateWebhookSecret,
   setWebhookUrls,
@@ -105,4 +106,27 @@ export async function rotateSecretOf(
     .executeTakeFirst();
   const until = previous?.until === null || previous?.until === undefined ? null : Number(previous.until);
   return { secret, previous_valid_until: until === null ? null : iso(until) };
+}
+
+/** What needs a secret made for it besides the account's URLs, as its audit entry says. */
+export type SecretNeed = "an email's notifyurl" | "the alerts webhook";
+
+/**
+ * Makes the account's signing secret if it has none, for `neededBy`, which signs with it. The
+ * entry says who caused it and why, the secret masked; an account that has one writes nothing.
+ */
+export async function ensureSigningSecret(
+  store: Store,
+  who: Audited,
+  accountId: number,
+  neededBy: SecretNeed,
+): Promise<void> {
+  await ensureWebhookSecret(store, who.clock, accountId, (trx, made) =>
+    recordChange(trx, who, {
+      action: "webhooks.make_secret",
+      target: "webhook signing secret",
+      accountId,
+      after: { secret: maskedSecret(made), needed_by: neededBy },
+    }),
+  );
 }

@@ -2,7 +2,9 @@
 // keeps the old one signing (both signatures sent) for a grace period, so receivers can
 // switch without losing events.
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
+import type { Engine } from "../../base/store/engine.js";
 import type { WebhookEvent } from "../../base/store/schema.js";
 import { moveVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
@@ -111,21 +113,51 @@ export async function setWebhookUrls(
     }
     // Every process's outbox sees it before it hands a delivery to its sender (outbox.ts).
     if (changed) await moveVersion(trx, WEBHOOK_URLS_VERSION, now);
-    const made = await ensureSecret(trx, accountId, now);
+    const made = await ensureSecret(trx, store.engine, accountId, now);
     if (also) await also(trx, before, await urlsOf(trx), made);
   });
   await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
   return webhookSettings(store, accountId, now);
 }
 
-/** Makes the account's signing secret if it has none (an email's notifyurl needs one too). */
-export async function ensureWebhookSecret(store: Store, clock: Clock, accountId: number): Promise<void> {
-  const made = await store.transaction((trx) => ensureSecret(trx, accountId, clock.now().getTime()));
+/**
+ * Makes the account's signing secret if it has none (an email's notifyurl needs one too); `also`
+ * runs in the same transaction with the secret made (the audit entry), never when there was one.
+ */
+export async function ensureWebhookSecret(
+  store: Store,
+  clock: Clock,
+  accountId: number,
+  also?: (trx: Db, made: string) => Promise<void>,
+): Promise<void> {
+  const made = await store.transaction(async (trx) => {
+    const secret = await ensureSecret(trx, store.engine, accountId, clock.now().getTime());
+    if (secret !== null) await also?.(trx, secret);
+    return secret;
+  });
   if (made !== null) await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
 }
 
+/** The class of the PostgreSQL advisory lock of an account's signing secrets ("SWWS"); the account id is its key. */
+const SECRET_LOCK = 0x5357_5753;
+
+/**
+ * Two transactions that change an account's secrets (two first emails with a notifyurl, a rotation)
+ * run one after the other, so the second reads the secret the first made instead of making a
+ * second current one: on PostgreSQL each first takes the account's secret lock, held to its
+ * commit; SQLite's write transactions are serial already.
+ */
+async function lockSecrets(trx: Db, engine: Engine, accountId: number): Promise<void> {
+  if (engine === "postgres") {
+    await sql`select pg_advisory_xact_lock(cast(${SECRET_LOCK} as integer), cast(${accountId} as integer))`.execute(
+      trx,
+    );
+  }
+}
+
 /** The secret made, null when the account had one. */
-async function ensureSecret(trx: Db, accountId: number, now: number): Promise<string | null> {
+async function ensureSecret(trx: Db, engine: Engine, accountId: number, now: number): Promise<string | null> {
+  await lockSecrets(trx, engine, accountId);
   const current = await trx
     .selectFrom("webhook_secrets")
     .select("id")
@@ -157,6 +189,7 @@ export async function rotateWebhookSecret(
   const now = clock.now().getTime();
   const secret = newWebhookSecret();
   await store.transaction(async (trx) => {
+    await lockSecrets(trx, store.engine, accountId);
     const replaced = await trx
       .selectFrom("webhook_secrets")
       .select("secret")
