@@ -68,6 +68,13 @@ export const CHANNEL_SETTINGS = {
     default: "300",
     parser: wholeNumber(0, 86400),
   },
+  WHATSAPP_EARLY_STATUSES_MAX: {
+    field: "whatsapp.earlyStatusesMax",
+    description:
+      "WhatsApp statuses kept while no message carries their wamid yet (Meta called before the send's commit); past it the oldest are dropped and counted. Each is kept at most an hour.",
+    default: "10000",
+    parser: wholeNumber(100, 10_000_000),
+  },
   WHATSAPP_SIMULATOR_LATENCY_MS: {
     field: "whatsapp.simulatorLatencyMs",
     description: "Milliseconds the simulated WhatsApp upstream waits between sent, delivered and read.",

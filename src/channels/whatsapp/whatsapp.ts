@@ -34,7 +34,7 @@ export class WhatsApp {
   readonly sends: WhatsAppSendService;
 
   constructor(readonly deps: WhatsAppDeps) {
-    this.events = new WhatsAppEvents(deps);
+    this.events = new WhatsAppEvents({ ...deps, maxKeptStatuses: deps.config.earlyStatusesMax });
     this.upstreams = {
       "whatsapp-cloud": new CloudUpstream({
         baseUrl: deps.config.graphUrl,

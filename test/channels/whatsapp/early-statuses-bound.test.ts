@@ -39,6 +39,8 @@ describeEachEngine("a bound on the WhatsApp statuses kept before their message",
         WHATSAPP_APP_SECRET: APP_SECRET,
         WHATSAPP_TIMEOUT_MS: "2000",
         SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
+        // The gateway's own bound, at its least; the other tests' processes keep fewer.
+        WHATSAPP_EARLY_STATUSES_MAX: "100",
       },
     });
   });
@@ -189,6 +191,24 @@ describeEachEngine("a bound on the WhatsApp statuses kept before their message",
     await c.send(ids[0]);
     expect(await messageStatus(ids[0]!)).toBe("sent");
     expect(await c.reports(ids[0]!)).toEqual(["sent"]);
+  });
+
+  it("keeps at most WHATSAPP_EARLY_STATUSES_MAX of the statuses Meta posts to the gateway", async () => {
+    const c = await customer();
+    const before = await dropped();
+    const ids = wamids("setting", 101);
+    // One signed callback of 101 statuses, all kept at the same time: the first in wamid order goes.
+    const answer = await fake.sendWebhook(`${t.url}/webhooks/whatsapp`, c.statuses(ids, "delivered"), {
+      appSecret: APP_SECRET,
+    });
+    expect(answer.status, answer.body).toBe(200);
+    expect(await kept()).toEqual(
+      ids
+        .slice(1)
+        .sort()
+        .map((id) => `${id} delivered`),
+    );
+    expect((await dropped()) - before).toBe(1);
   });
 
   it("stays bounded when callbacks come to several processes at once, each status kept or dropped once", async () => {
