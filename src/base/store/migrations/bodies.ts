@@ -71,6 +71,7 @@ import { emailUnsubscribe } from "./0074_email_unsubscribe.js";
 import { messageCarrierSource } from "./0075_message_carrier_source.js";
 import { earlyReportCarrierCode } from "./0076_early_report_carrier_code.js";
 import { whatsAppEarlyStatuses } from "./0077_whatsapp_early_statuses.js";
+import { webhookSecretOneCurrent } from "./0078_webhook_secret_one_current.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -142,5 +143,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0075_message_carrier_source": messageCarrierSource(),
     "0076_early_report_carrier_code": earlyReportCarrierCode(),
     "0077_whatsapp_early_statuses": whatsAppEarlyStatuses(engine),
+    "0078_webhook_secret_one_current": webhookSecretOneCurrent(),
   };
 }

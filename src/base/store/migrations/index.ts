@@ -77,6 +77,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0075_message_carrier_source",
   "0076_early_report_carrier_code",
   "0077_whatsapp_early_statuses",
+  "0078_webhook_secret_one_current",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
