@@ -3,9 +3,9 @@
 // the route needs, and the table's main lines are held against the issue's words.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ROLE_CAPABILITIES, type UserRole } from "../../src/domain/auth/index.js";
-import { callAs, type SignedIn, signIn } from "../helpers/console.js";
+import { addConsoleUser, addStaffUser, callAs, type SignedIn, signIn } from "../helpers/console.js";
 import { describeEnginesTogether } from "../helpers/engines.js";
-import { buildAccount, call, startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../helpers/gateway.js";
 
 const ACCOUNT_ROLES = ["admin", "developer", "support", "billing"] as const;
 const STAFF = ["operator_support", "operator_finance"] as const;
@@ -14,18 +14,8 @@ describeEnginesTogether("role × route matrix", (engine) => {
   let t: TestGateway;
   const sessions = new Map<string, { role: UserRole; session: SignedIn; operator: boolean }>();
 
-  async function user(username: string, login: string, role: UserRole, operator: boolean, ownerKey: string) {
-    const password = `${login}-password`;
-    const path = operator ? "/admin/api/staff" : "/api/v2/users";
-    const added = await call(t, "POST", path, {
-      headers: { authorization: `Bearer ${ownerKey}` },
-      json: { login, user_role: role, password },
-    });
-    expect(added.status, added.text).toBe(201);
-    const response = await call(t, "POST", "/console/session", { json: { username, login, password } });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    const session = { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
+  async function user(owner: TestAccount, login: string, role: UserRole, operator: boolean) {
+    const session = await (operator ? addStaffUser : addConsoleUser)(t, owner, login, role);
     sessions.set(`${operator ? "op" : "acct"}:${role}`, { role, session, operator });
   }
 
@@ -43,8 +33,8 @@ describeEnginesTogether("role × route matrix", (engine) => {
       session: await signIn(t, operator.username, operator.password),
       operator: true,
     });
-    for (const role of ACCOUNT_ROLES) await user(account.username, `u-${role}`, role, false, account.apiKey);
-    for (const role of STAFF) await user(operator.username, `s-${role}`, role, true, operator.apiKey);
+    for (const role of ACCOUNT_ROLES) await user(account, `u-${role}`, role, false);
+    for (const role of STAFF) await user(operator, `s-${role}`, role, true);
   }, 120_000);
   afterAll(async () => {
     await t?.gateway.stop();

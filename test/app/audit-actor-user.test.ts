@@ -3,17 +3,9 @@
 // and a team user's changes are told apart from their account's other changes (same `actor`),
 // in any case; an API key's (no login) are never matched; a bad value is a 400 naming it.
 import { beforeAll, expect, it } from "vitest";
-import type { SignedIn } from "../helpers/console.js";
-import { callAs, signIn } from "../helpers/console.js";
+import { addConsoleUser, addStaffUser, callAs, signIn, userPassword } from "../helpers/console.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-
-async function signInAs(t: TestGateway, username: string, login: string, password: string): Promise<SignedIn> {
-  const response = await call(t, "POST", "/console/session", { json: { username, login, password } });
-  expect(response.status, response.text).toBe(201);
-  const setCookie = response.headers.get("set-cookie") ?? "";
-  return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-}
 
 describeEachEngine("audit log by actor_user", (engine) => {
   const gateway = useTestGateway(engine);
@@ -30,12 +22,7 @@ describeEachEngine("audit log by actor_user", (engine) => {
     opKey = { authorization: `Bearer ${operator.apiKey}` };
     shopKey = { authorization: `Bearer ${shop.apiKey}` };
     // A staff member of the operator tops the shop up; the operator's key does too.
-    const staff = await call(t, "POST", "/admin/api/staff", {
-      headers: opKey,
-      json: { login: "olga", user_role: "operator_finance", password: "olga-pw-123" },
-    });
-    expect(staff.status, staff.text).toBe(201);
-    const olga = await signInAs(t, operator.username, "olga", "olga-pw-123");
+    const olga = await addStaffUser(t, operator, "olga", "operator_finance");
     for (const amount of [5, 7]) {
       const paid = await callAs(t, olga, "POST", `/admin/api/accounts/${shop.username}/credits`, {
         json: { wallet: "sms", amount },
@@ -48,14 +35,9 @@ describeEachEngine("audit log by actor_user", (engine) => {
     });
     expect(byKey.status, byKey.text).toBe(200);
     // A team user of the shop changes its password; the owner login makes a key in the console.
-    const user = await call(t, "POST", "/api/v2/users", {
-      headers: shopKey,
-      json: { login: "pat", user_role: "support", password: "pat-password-1" },
-    });
-    expect(user.status, user.text).toBe(201);
-    const pat = await signInAs(t, shop.username, "pat", "pat-password-1");
+    const pat = await addConsoleUser(t, shop, "pat", "support");
     const changed = await callAs(t, pat, "PUT", "/api/v2/password", {
-      json: { current_password: "pat-password-1", new_password: "pat-password-2" },
+      json: { current_password: userPassword("pat"), new_password: "pw-pat-password-2" },
     });
     expect(changed.status, changed.text).toBe(200);
     const owner = await signIn(t, shop.username, shop.password);
@@ -114,12 +96,7 @@ describeEachEngine("audit log by actor_user", (engine) => {
   it("names no other customer's login on an account's list: a transfer's sender is named, not who of its team sent it", async () => {
     const dealer = await buildAccount(t, { credits: { sms: 20 } });
     const dealerKey = { authorization: `Bearer ${dealer.apiKey}` };
-    const billy = await call(t, "POST", "/api/v2/users", {
-      headers: dealerKey,
-      json: { login: "billy", user_role: "billing", password: "billy-password-1" },
-    });
-    expect(billy.status, billy.text).toBe(201);
-    const session = await signInAs(t, dealer.username, "billy", "billy-password-1");
+    const session = await addConsoleUser(t, dealer, "billy", "billing");
     const moved = await callAs(t, session, "POST", "/api/v2/credits/transfer", {
       json: { recipient_username: shop.username, amount: 2 },
     });

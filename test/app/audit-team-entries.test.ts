@@ -4,7 +4,7 @@
 // the sessions there were, and a role change, a new password or a removal count the sessions
 // they ended.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { callAs, type SignedIn, signIn } from "../helpers/console.js";
+import { callAs, type SignedIn, signIn, signInUser, userPassword } from "../helpers/console.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../helpers/gateway.js";
 
@@ -24,15 +24,6 @@ describeEachEngine("a team's audit entries: before and after of invitations and 
     await t?.gateway.stop();
     await t?.db.drop();
   });
-
-  async function signInUser(login: string, password: string): Promise<SignedIn> {
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login, password },
-    });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  }
 
   /** The newest entry of one action in the account's log. */
   async function newest(action: string) {
@@ -56,7 +47,7 @@ describeEachEngine("a team's audit entries: before and after of invitations and 
     expect(after.invitation_expires_at).toBe(again.body.data.invitation.expires_at);
 
     const token = new URL(again.body.data.invitation.url).searchParams.get("token")!;
-    const accepted = await call(t, "POST", "/console/invitation", { json: { token, password: "ivy-password-1" } });
+    const accepted = await call(t, "POST", "/console/invitation", { json: { token, password: "pw-ivy-password-1" } });
     expect(accepted.status, accepted.text).toBe(200);
     expect(await newest("user.invite_accept")).toMatchObject({
       actor: account.username,
@@ -74,10 +65,10 @@ describeEachEngine("a team's audit entries: before and after of invitations and 
 
   it("sessions ended name the sessions there were; a role change and a removal count theirs", async () => {
     await callAs(t, owner, "POST", "/api/v2/users", {
-      json: { login: "sam", user_role: "developer", password: "sam-password-1" },
+      json: { login: "sam", user_role: "developer", password: userPassword("sam") },
     });
-    const first = await signInUser("sam", "sam-password-1");
-    await signInUser("sam", "sam-password-1");
+    const first = await signInUser(t, account.username, "sam");
+    await signInUser(t, account.username, "sam");
     const listed = await callAs(t, first, "GET", "/api/v2/sessions");
     const ids = (listed.body.data as { id: number }[]).map((s) => s.id).sort((a, b) => a - b);
     expect(ids).toHaveLength(2);
@@ -91,12 +82,12 @@ describeEachEngine("a team's audit entries: before and after of invitations and 
     });
 
     // One of your own sessions, by its id.
-    const mine = await signInUser("sam", "sam-password-1");
+    const mine = await signInUser(t, account.username, "sam");
     const own = (await callAs(t, mine, "GET", "/api/v2/sessions")).body.data[0].id as number;
     expect((await callAs(t, mine, "DELETE", `/api/v2/sessions/${own}`)).body.data).toEqual({ ended: 1 });
     expect(await newest("session.end")).toMatchObject({ before: { sessions: [own] }, after: { session_id: own } });
 
-    await signInUser("sam", "sam-password-1");
+    await signInUser(t, account.username, "sam");
     const changed = await callAs(t, owner, "PATCH", "/api/v2/users/sam", { json: { user_role: "support" } });
     expect(changed.status, changed.text).toBe(200);
     expect(await newest("user.role_change")).toMatchObject({
@@ -104,7 +95,7 @@ describeEachEngine("a team's audit entries: before and after of invitations and 
       after: { user_role: "support", sessions_ended: 1 },
     });
 
-    await signInUser("sam", "sam-password-1");
+    await signInUser(t, account.username, "sam");
     await callAs(t, owner, "PATCH", "/api/v2/users/sam", { json: { display_name: "Sam" } });
     expect((await newest("user.update"))?.after).not.toHaveProperty("sessions_ended");
     expect((await callAs(t, owner, "DELETE", "/api/v2/users/sam")).status).toBe(200);

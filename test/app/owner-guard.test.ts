@@ -3,7 +3,7 @@
 // engines. The audit (audit-sec, finding 1) found one that slipped through: sending an invited
 // owner's invitation again answered the admin the new link, which set the owner's password.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { callAs, type SignedIn, signIn } from "../helpers/console.js";
+import { callAs, type SignedIn, signIn, signInUser, userPassword } from "../helpers/console.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../helpers/gateway.js";
 
@@ -15,24 +15,15 @@ describeEachEngine("owner-directed actions by an admin", (engine) => {
   let owner: SignedIn;
   let admin: SignedIn;
 
-  async function signInUser(login: string, password: string): Promise<SignedIn> {
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login, password },
-    });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  }
-
   beforeAll(async () => {
     t = await startTestGateway(engine);
     account = await buildAccount(t);
     owner = await signIn(t, account.username, account.password);
     const added = await callAs(t, owner, "POST", "/api/v2/users", {
-      json: { login: "adm", user_role: "admin", password: "adm-password-1" },
+      json: { login: "adm", user_role: "admin", password: userPassword("adm") },
     });
     expect(added.status, added.text).toBe(201);
-    admin = await signInUser("adm", "adm-password-1");
+    admin = await signInUser(t, account.username, "adm");
   });
   afterAll(async () => {
     await t?.gateway.stop();
@@ -66,7 +57,7 @@ describeEachEngine("owner-directed actions by an admin", (engine) => {
     const audit = await callAs(t, owner, "GET", "/api/v2/audit?action=user.invite_resend");
     expect(audit.body.data).toEqual([]);
     const accepted = await call(t, "POST", "/console/invitation", {
-      json: { token: ownersLink, password: "own4-password-1" },
+      json: { token: ownersLink, password: "pw-own4-password-1" },
     });
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.body.data).toMatchObject({ login: "own4", user_role: "owner" });
@@ -89,7 +80,7 @@ describeEachEngine("owner-directed actions by an admin", (engine) => {
 
   it("refuses an admin every other action aimed at an owner login, with the same answer", async () => {
     const added = await callAs(t, owner, "POST", "/api/v2/users", {
-      json: { login: "boss", user_role: "owner", password: "boss-password-1" },
+      json: { login: "boss", user_role: "owner", password: "pw-boss-password-1" },
     });
     expect(added.status, added.text).toBe(201);
     const asAdmin = (method: string, path: string, json?: unknown) =>

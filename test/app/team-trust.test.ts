@@ -7,7 +7,7 @@
 import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { BOUNCE_DOMAIN, FakeRelay } from "../channels/email/helpers.js";
-import { callAs, type SignedIn, signIn } from "../helpers/console.js";
+import { addConsoleUser, callAs, type SignedIn, signIn, signInUser, userPassword } from "../helpers/console.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../helpers/gateway.js";
 import { totpCode } from "../helpers/totp.js";
@@ -37,15 +37,6 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
   const asKey = (key: string) => ({ authorization: `Bearer ${key}` });
   const asOperator = () => asKey(operator.apiKey);
 
-  async function signInUser(login: string, password: string): Promise<SignedIn> {
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login, password },
-    });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  }
-
   /** The account's audit entries of one action, newest first. */
   async function entries(action: string, key = account.apiKey) {
     const response = await call(t, "GET", `/api/v2/audit?action=${action}`, { headers: asKey(key) });
@@ -59,27 +50,22 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
   }
 
   it("changes a user's own password: the current one asked, other sessions ended, this one kept", async () => {
-    const added = await call(t, "POST", "/api/v2/users", {
-      headers: asKey(account.apiKey),
-      json: { login: "pat", user_role: "support", password: "pat-password-1" },
-    });
-    expect(added.status, added.text).toBe(201);
-    const here = await signInUser("pat", "pat-password-1");
-    const elsewhere = await signInUser("pat", "pat-password-1");
+    const here = await addConsoleUser(t, account, "pat", "support");
+    const elsewhere = await signInUser(t, account.username, "pat");
 
     const short = await callAs(t, here, "PUT", "/api/v2/password", {
-      json: { current_password: "pat-password-1", new_password: "short" },
+      json: { current_password: userPassword("pat"), new_password: "short" },
     });
     expect(short.status).toBe(400);
     expect(short.body.error).toMatchObject({ code: "invalid_request", field: "new_password" });
     const wrong = await callAs(t, here, "PUT", "/api/v2/password", {
-      json: { current_password: "not-the-password", new_password: "pat-password-2" },
+      json: { current_password: "not-the-password", new_password: "pw-pat-password-2" },
     });
     expect(wrong.status, wrong.text).toBe(400);
     expect(wrong.body.error).toMatchObject({ code: "invalid_request", field: "current_password" });
 
     const changed = await callAs(t, here, "PUT", "/api/v2/password", {
-      json: { current_password: "pat-password-1", new_password: "pat-password-2" },
+      json: { current_password: userPassword("pat"), new_password: "pw-pat-password-2" },
     });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.data).toEqual({ login: "pat", sessions_ended: 1 });
@@ -87,10 +73,10 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
     expect((await callAs(t, here, "GET", "/api/v2/sessions")).status).toBe(200);
     expect((await callAs(t, elsewhere, "GET", "/api/v2/sessions")).status).toBe(401);
     const old = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login: "pat", password: "pat-password-1" },
+      json: { username: account.username, login: "pat", password: userPassword("pat") },
     });
     expect(old.status).toBe(401);
-    await signInUser("pat", "pat-password-2");
+    await signInUser(t, account.username, "pat", "pw-pat-password-2");
 
     const [entry] = await entries("password.change");
     expect(entry).toMatchObject({
@@ -106,7 +92,7 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
   it("changes the owner login's password, the account's: legacy logins take the new one", async () => {
     const other = await signIn(t, account.username, account.password);
     const changed = await callAs(t, owner, "PUT", "/api/v2/password", {
-      json: { current_password: account.password, new_password: "owner-password-2" },
+      json: { current_password: account.password, new_password: "pw-owner-password-2" },
     });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.data).toMatchObject({ login: account.username });
@@ -116,8 +102,8 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
     const legacy = (password: string) =>
       call(t, "GET", `/api/getcredits?username=${account.username}&password=${encodeURIComponent(password)}`);
     expect((await legacy(account.password)).text.trim()).toBe("-7");
-    expect((await legacy("owner-password-2")).text.trim()).toMatch(/^\d/);
-    account.password = "owner-password-2";
+    expect((await legacy("pw-owner-password-2")).text.trim()).toMatch(/^\d/);
+    account.password = "pw-owner-password-2";
     const [entry] = await entries("password.change");
     // The owner login is named by the account's username.
     expect(entry).toMatchObject({
@@ -148,7 +134,7 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
     const oldLink = await call(t, "GET", `/console/invitation?token=${first}`);
     expect(oldLink.status).toBe(404);
     const accepted = await call(t, "POST", "/console/invitation", {
-      json: { token: second, password: "ivy-password-1" },
+      json: { token: second, password: "pw-ivy-password-1" },
     });
     expect(accepted.status, accepted.text).toBe(200);
     expect((await call(t, "GET", `/console/invitation?token=${second}`)).status).toBe(404);
@@ -238,12 +224,7 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
   });
 
   it("keeps a key within its editor: a scoped key's own scopes, a developer's role", async () => {
-    const added = await call(t, "POST", "/api/v2/users", {
-      headers: asKey(account.apiKey),
-      json: { login: "dana", user_role: "developer", password: "dana-password-1" },
-    });
-    expect(added.status, added.text).toBe(201);
-    const dana = await signInUser("dana", "dana-password-1");
+    const dana = await addConsoleUser(t, account, "dana", "developer");
     const made = await callAs(t, dana, "POST", "/api/v2/keys", { json: { name: "dana's" } });
     expect(made.status, made.text).toBe(201);
     // A developer's key: every scope of the role, never billing.

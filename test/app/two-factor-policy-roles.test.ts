@@ -5,7 +5,7 @@
 // the account acts as its owner and turns it off; a parent's admin's key for a sub-account acts as
 // an admin. Each change is one `two_factor.policy` entry naming who made it.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { callAs, type SignedIn, signIn } from "../helpers/console.js";
+import { addConsoleUser, callAs, type SignedIn, signIn, signInUser, userPassword } from "../helpers/console.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import {
   buildAccount,
@@ -30,15 +30,11 @@ describeEachEngine("who turns the account's two-factor requirement off", (engine
   let adminKey: string;
 
   async function addAndSignIn(login: string, role: string): Promise<SignedIn> {
-    const password = `${login}-password-1`;
-    const added = await callAs(t, owner, "POST", "/api/v2/users", { json: { login, user_role: role, password } });
-    expect(added.status, added.text).toBe(201);
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login, password },
+    const added = await callAs(t, owner, "POST", "/api/v2/users", {
+      json: { login, user_role: role, password: userPassword(login) },
     });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
+    expect(added.status, added.text).toBe(201);
+    return signInUser(t, account.username, login);
   }
 
   const put = (who: SignedIn, required: unknown) => callAs(t, who, "PUT", POLICY, { json: { required } });
@@ -150,20 +146,7 @@ describeEachEngine("who turns the account's two-factor requirement off", (engine
   it("lets a parent's admin's key require it of a sub-account, not stop requiring it (decision 0143)", async () => {
     const parent = await buildAccount(t, { credits: { sms: 100 } });
     const sub = await subAccount(t, parent);
-    const added = await call(t, "POST", "/api/v2/users", {
-      headers: { authorization: `Bearer ${parent.apiKey}` },
-      json: { login: "padm", user_role: "admin", password: "padm-password-1" },
-    });
-    expect(added.status, added.text).toBe(201);
-    const signed = await call(t, "POST", "/console/session", {
-      json: { username: parent.username, login: "padm", password: "padm-password-1" },
-    });
-    expect(signed.status, signed.text).toBe(201);
-    const session = {
-      cookie: (signed.headers.get("set-cookie") ?? "").split(";")[0] ?? "",
-      csrf: signed.body.data.csrf_token,
-      setCookie: "",
-    };
+    const session = await addConsoleUser(t, parent, "padm", "admin");
     const made = await callAs(t, session, "POST", `/api/v2/subaccounts/${sub.username}/keys`, { json: { name: "p" } });
     expect(made.status, made.text).toBe(201);
     const key = made.body.data.api_key as string;

@@ -1,7 +1,9 @@
 // Console sessions in tests: sign in through the real route and make requests with the cookie;
-// add an account's console users and sign them in, through the API or a browser page.
+// add an account's console users (and an operator's staff) and sign them in, through the API or a
+// browser page.
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
+import { CHEAP_PASSWORD_PREFIX } from "./cheap-hashes.js";
 import { call, type JsonResponse, type TestGateway } from "./gateway.js";
 
 export interface SignedIn {
@@ -12,19 +14,27 @@ export interface SignedIn {
   setCookie: string;
 }
 
+/** The session a sign-in's answer opened (or a second step's that completed one): its cookie and CSRF token. */
+export function sessionOf(response: JsonResponse): SignedIn {
+  const setCookie = response.headers.get("set-cookie") ?? "";
+  return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
+}
+
 async function openSession(t: TestGateway, json: Record<string, string>): Promise<SignedIn> {
   const response = await call(t, "POST", "/console/session", { json });
   expect(response.status, response.text).toBe(201);
-  const setCookie = response.headers.get("set-cookie") ?? "";
-  return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
+  return sessionOf(response);
 }
 
 export function signIn(t: TestGateway, username: string, password: string): Promise<SignedIn> {
   return openSession(t, { username, password });
 }
 
-/** The password addConsoleUser gives a user unless told another: `<login>-password-1`. */
-export const userPassword = (login: string): string => `${login}-password-1`;
+/**
+ * The password addConsoleUser and addStaffUser give a user unless told another:
+ * `pw-<login>-password-1`, which starts with CHEAP_PASSWORD_PREFIX (cheap to hash in tests).
+ */
+export const userPassword = (login: string): string => `${CHEAP_PASSWORD_PREFIX}${login}-password-1`;
 
 /** Signs in as one of the account's users, by its login (userPassword(login) unless named). */
 export function signInUser(
@@ -43,39 +53,53 @@ interface AddUserOptions {
   signIn?: boolean;
 }
 
+interface AddUser {
+  (
+    t: TestGateway,
+    account: { username: string; apiKey: string },
+    login: string,
+    userRole: string,
+    options?: AddUserOptions & { signIn?: true },
+  ): Promise<SignedIn>;
+  (
+    t: TestGateway,
+    account: { username: string; apiKey: string },
+    login: string,
+    userRole: string,
+    options: AddUserOptions & { signIn: false },
+  ): Promise<undefined>;
+}
+
+function userAdder(path: string): AddUser {
+  return (async (
+    t: TestGateway,
+    account: { username: string; apiKey: string },
+    login: string,
+    userRole: string,
+    { password = userPassword(login), signIn: andSignIn = true }: AddUserOptions = {},
+  ): Promise<SignedIn | undefined> => {
+    const added = await call(t, "POST", path, {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+      json: { login, user_role: userRole, password },
+    });
+    expect(added.status, added.text).toBe(201);
+    return andSignIn ? signInUser(t, account.username, login, password) : undefined;
+  }) as AddUser;
+}
+
 /**
  * Adds a console user with the role `userRole` to the account, with the account's API key
  * (POST /api/v2/users), and signs them in through the real route: their session. With
  * `signIn: false` it only adds them.
  */
-export async function addConsoleUser(
-  t: TestGateway,
-  account: { username: string; apiKey: string },
-  login: string,
-  userRole: string,
-  options?: AddUserOptions & { signIn?: true },
-): Promise<SignedIn>;
-export async function addConsoleUser(
-  t: TestGateway,
-  account: { username: string; apiKey: string },
-  login: string,
-  userRole: string,
-  options: AddUserOptions & { signIn: false },
-): Promise<undefined>;
-export async function addConsoleUser(
-  t: TestGateway,
-  account: { username: string; apiKey: string },
-  login: string,
-  userRole: string,
-  { password = userPassword(login), signIn: andSignIn = true }: AddUserOptions = {},
-): Promise<SignedIn | undefined> {
-  const added = await call(t, "POST", "/api/v2/users", {
-    headers: { authorization: `Bearer ${account.apiKey}` },
-    json: { login, user_role: userRole, password },
-  });
-  expect(added.status, added.text).toBe(201);
-  return andSignIn ? signInUser(t, account.username, login, password) : undefined;
-}
+export const addConsoleUser: AddUser = userAdder("/api/v2/users");
+
+/**
+ * Adds a staff user with the role `userRole` (operator_support, operator_finance, …) to the
+ * operator, with the operator's API key (POST /admin/api/staff), and signs them in with the
+ * operator's username: their session. With `signIn: false` it only adds them.
+ */
+export const addStaffUser: AddUser = userAdder("/admin/api/staff");
 
 /** Signs in through the console's form at the overview as one of the account's users, by its login. */
 export async function signInAsConsoleUser(

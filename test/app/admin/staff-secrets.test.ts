@@ -6,9 +6,9 @@
 // of them; GET /admin/api/alerts masks the signing secret as the webhook routes do, and the
 // operator's admin reads it whole there.
 import { expect, it } from "vitest";
-import { callAs, type SignedIn } from "../../helpers/console.js";
+import { addStaffUser, callAs } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
 
 const WHATSAPP_TOKEN = "EAAGwhatsappAccessToken0123456789";
 const SMPP_PASSWORD = "smppPw42";
@@ -17,20 +17,6 @@ const DLR_SECRET = "carrierDlrSecret0123456789";
 
 describeEachEngine("staff who change nothing read no secret", (engine) => {
   const gateway = useTestGateway(engine, { roles: ["api"], env: { SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
-
-  async function staff(t: TestGateway, operator: TestAccount, login: string, role: string): Promise<SignedIn> {
-    const added = await call(t, "POST", "/admin/api/staff", {
-      headers: { authorization: `Bearer ${operator.apiKey}` },
-      json: { login, user_role: role, password: `${login}-password-1` },
-    });
-    expect(added.status, added.text).toBe(201);
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: operator.username, login, password: `${login}-password-1` },
-    });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  }
 
   it("GET /admin/api/alerts masks the signing secret for support and finance, not for the admin", async () => {
     const t = gateway();
@@ -46,13 +32,13 @@ describeEachEngine("staff who change nothing read no secret", (engine) => {
     const masked = `whsec_…${secret.slice(-4)}`;
 
     for (const role of ["operator_support", "operator_finance"]) {
-      const session = await staff(t, operator, `a-${role}`, role);
+      const session = await addStaffUser(t, operator, `a-${role}`, role);
       const seen = await callAs(t, session, "GET", "/admin/api/alerts");
       expect(seen.status, seen.text).toBe(200);
       expect(seen.body.data).toMatchObject({ url: "http://127.0.0.1:9/alerts", secret: masked });
       expect(seen.text).not.toContain(secret);
     }
-    const admin = await staff(t, operator, "a-admin", "operator_admin");
+    const admin = await addStaffUser(t, operator, "a-admin", "operator_admin");
     expect((await callAs(t, admin, "GET", "/admin/api/alerts")).body.data.secret).toBe(secret);
     expect((await call(t, "GET", "/admin/api/alerts", { headers: asOperator })).body.data.secret).toBe(secret);
   });
@@ -130,8 +116,8 @@ describeEachEngine("staff who change nothing read no secret", (engine) => {
     secrets["the DKIM private key"] = dkim.dkim_private_key.split("\n")[1]!;
 
     const sessions = {
-      operator_support: await staff(t, operator, "s-support", "operator_support"),
-      operator_finance: await staff(t, operator, "s-finance", "operator_finance"),
+      operator_support: await addStaffUser(t, operator, "s-support", "operator_support"),
+      operator_finance: await addStaffUser(t, operator, "s-finance", "operator_finance"),
     };
     const params: Record<string, string> = {
       username: acme.username,

@@ -6,7 +6,7 @@
 // still sign in. Concurrent wrong codes are counted to the threshold exactly.
 import { expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
-import { callAs, type SignedIn } from "../../helpers/console.js";
+import { addConsoleUser, callAs, sessionOf, userPassword } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { totpCode } from "../../helpers/totp.js";
@@ -37,17 +37,11 @@ describeEachEngine("two-factor codes in the login locks", (engine) => {
   };
 
   /** A user with a password and a confirmed factor; answers its secret. */
-  async function userWithFactor(t: TestGateway, account: TestAccount, login: string, password: string) {
-    const owner = { authorization: `Bearer ${account.apiKey}` };
-    const made = await call(t, "POST", "/api/v2/users", {
-      headers: owner,
-      json: { login, user_role: "admin", password },
-    });
-    expect(made.status, made.text).toBe(201);
-    const signedIn = await signIn(t, account, login, password, "198.51.100.1");
+  async function userWithFactor(t: TestGateway, account: TestAccount, login: string) {
+    await addConsoleUser(t, account, login, "admin", { signIn: false });
+    const signedIn = await signIn(t, account, login, userPassword(login), "198.51.100.1");
     expect(signedIn.status, signedIn.text).toBe(201);
-    const setCookie = signedIn.headers.get("set-cookie") ?? "";
-    const session: SignedIn = { cookie: setCookie.split(";")[0] ?? "", csrf: signedIn.body.data.csrf_token, setCookie };
+    const session = sessionOf(signedIn);
     const headers = from("198.51.100.1");
     const started = await callAs(t, session, "POST", "/console/two-factor", { json: {}, headers });
     expect(started.status, started.text).toBe(201);
@@ -75,24 +69,24 @@ describeEachEngine("two-factor codes in the login locks", (engine) => {
     const t = gateway();
     const operator = await buildAccount(t, { role: "operator", sender: null });
     const account = await buildAccount(t);
-    const secret = await userWithFactor(t, account, "uadmin", "uadmin-pw-123");
+    const secret = await userWithFactor(t, account, "uadmin");
     const guesser = "203.0.113.4";
     // Two challenges of half the threshold each: every wrong code counts, the password between them does not reset.
     for (let round = 0; round < 2; round++) {
-      const challenge = await signIn(t, account, "uadmin", "uadmin-pw-123", guesser);
+      const challenge = await signIn(t, account, "uadmin", userPassword("uadmin"), guesser);
       expect(challenge.status, `round ${round}: ${challenge.text}`).toBe(200);
       for (let i = 0; i < THRESHOLD / 2; i++) {
         const wrong = await code(t, challenge.body.data.challenge, wrongCode(secret), guesser);
         expect(wrong.status, `round ${round}, code ${i}`).toBe(401);
       }
     }
-    const refused = await signIn(t, account, "uadmin", "uadmin-pw-123", guesser);
+    const refused = await signIn(t, account, "uadmin", userPassword("uadmin"), guesser);
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.error.code).toBe("account_locked");
     expect(await locks(t, operator, account)).toEqual([{ scope: "address", address: `uadmin ${guesser}` }]);
 
     // The user from another address signs in with a code; the owner from the guesser's address too.
-    const elsewhere = await signIn(t, account, "uadmin", "uadmin-pw-123", "203.0.113.5");
+    const elsewhere = await signIn(t, account, "uadmin", userPassword("uadmin"), "203.0.113.5");
     expect(elsewhere.status, elsewhere.text).toBe(200);
     const done = await code(t, elsewhere.body.data.challenge, totpCode(secret, clock.now().getTime()), "203.0.113.5");
     expect(done.status, done.text).toBe(201);
@@ -107,15 +101,15 @@ describeEachEngine("two-factor codes in the login locks", (engine) => {
     const t = gateway();
     const operator = await buildAccount(t, { role: "operator", sender: null });
     const account = await buildAccount(t);
-    const secret = await userWithFactor(t, account, "ucount", "ucount-pw-123");
+    const secret = await userWithFactor(t, account, "ucount");
     const address = "203.0.113.7";
     const wrongs = async (n: number) => {
-      const challenge = (await signIn(t, account, "ucount", "ucount-pw-123", address)).body.data.challenge;
+      const challenge = (await signIn(t, account, "ucount", userPassword("ucount"), address)).body.data.challenge;
       for (let i = 0; i < n; i++) expect((await code(t, challenge, wrongCode(secret), address)).status).toBe(401);
     };
     await wrongs(THRESHOLD - 1);
     // A right code completes a sign-in: the count starts again.
-    const challenge = (await signIn(t, account, "ucount", "ucount-pw-123", address)).body.data.challenge;
+    const challenge = (await signIn(t, account, "ucount", userPassword("ucount"), address)).body.data.challenge;
     expect((await code(t, challenge, totpCode(secret, clock.now().getTime()), address)).status).toBe(201);
     clock.advance(STEP);
     await wrongs(THRESHOLD - 1);
@@ -128,11 +122,11 @@ describeEachEngine("two-factor codes in the login locks", (engine) => {
     const t = gateway();
     const operator = await buildAccount(t, { role: "operator", sender: null });
     const account = await buildAccount(t);
-    const secret = await userWithFactor(t, account, "uconc", "uconc-pw-123");
+    const secret = await userWithFactor(t, account, "uconc");
     const address = "203.0.113.9";
     const challenges: string[] = [];
     for (let i = 0; i < 2; i++) {
-      const started = await signIn(t, account, "uconc", "uconc-pw-123", address);
+      const started = await signIn(t, account, "uconc", userPassword("uconc"), address);
       expect(started.status, started.text).toBe(200);
       challenges.push(started.body.data.challenge);
     }
@@ -144,7 +138,7 @@ describeEachEngine("two-factor codes in the login locks", (engine) => {
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses.filter((s) => s === 401)).toHaveLength(THRESHOLD);
     expect(statuses.filter((s) => s === 403)).toHaveLength(10 - THRESHOLD);
-    expect((await signIn(t, account, "uconc", "uconc-pw-123", address)).status).toBe(403);
+    expect((await signIn(t, account, "uconc", userPassword("uconc"), address)).status).toBe(403);
     expect(await locks(t, operator, account)).toEqual([{ scope: "address", address: `uconc ${address}` }]);
   });
 });

@@ -5,7 +5,7 @@
 // login's sessions but the caller's own. Other logins, and an operator's view, are not touched.
 import { expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
-import { addConsoleUser, callAs, type SignedIn, signIn, signInUser } from "../../helpers/console.js";
+import { addConsoleUser, callAs, type SignedIn, signIn, signInUser, userPassword } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { totpCode } from "../../helpers/totp.js";
@@ -44,7 +44,7 @@ describeEachEngine("a login's sessions when its second factor changes", (engine)
     await addConsoleUser(t, account, "dev", "developer", { signIn: false });
     const here = await signIn(t, account.username, account.password);
     const elsewhere = await signIn(t, account.username, account.password);
-    const dev = await signInUser(t, account.username, "dev", "dev-password-1");
+    const dev = await signInUser(t, account.username, "dev");
     const staff = await signIn(t, operator.username, operator.password);
     const opened = await callAs(t, staff, "POST", "/console/session/view", { json: { username: account.username } });
     expect(opened.status, opened.text).toBe(201);
@@ -60,7 +60,7 @@ describeEachEngine("a login's sessions when its second factor changes", (engine)
     expect(entry).toMatchObject({ after: { login: account.username, sessions_ended: 1 } });
 
     // A user's factor: the user's other session ends, the owner's stays.
-    const devElsewhere = await signInUser(t, account.username, "dev", "dev-password-1");
+    const devElsewhere = await signInUser(t, account.username, "dev");
     await enrolOn(t, dev);
     expect(await alive(t, dev)).toBe(200);
     expect(await alive(t, devElsewhere)).toBe(401);
@@ -78,7 +78,7 @@ describeEachEngine("a login's sessions when its second factor changes", (engine)
     expect(policy.status, policy.text).toBe(200);
 
     const first = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login: "sue", password: "sue-password-1" },
+      json: { username: account.username, login: "sue", password: userPassword("sue") },
     });
     expect(first.body.data.second_step).toBe("enrol");
     const challenge = first.body.data.challenge;

@@ -5,7 +5,7 @@
 // operator, turning it off, the audit entries; and the API's password logins are never asked.
 import { expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
-import { callAs, type SignedIn } from "../../helpers/console.js";
+import { callAs, sessionOf, signIn } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { legacy } from "../../helpers/legacy.js";
@@ -22,10 +22,6 @@ describeEachEngine("two-factor sign-in", (engine) => {
 
   const signInStart = (t: TestGateway, account: TestAccount) =>
     call(t, "POST", "/console/session", { json: { username: account.username, password: account.password } });
-  const sessionOf = (response: { headers: Headers; body: { data: { csrf_token: string } } }): SignedIn => {
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  };
   const auditActions = async (t: TestGateway, account: TestAccount) => {
     const answer = await call(t, "GET", "/api/v2/audit", { headers: { authorization: `Bearer ${account.apiKey}` } });
     expect(answer.status, answer.text).toBe(200);
@@ -34,9 +30,7 @@ describeEachEngine("two-factor sign-in", (engine) => {
 
   /** Signs in with the password (no factor yet), enrols, and answers the secret and recovery codes. */
   async function enrol(t: TestGateway, account: TestAccount) {
-    const started = await signInStart(t, account);
-    expect(started.status, started.text).toBe(201);
-    const session = sessionOf(started);
+    const session = await signIn(t, account.username, account.password);
     const enrolment = await callAs(t, session, "POST", "/console/two-factor", { json: {} });
     expect(enrolment.status, enrolment.text).toBe(201);
     const secret: string = enrolment.body.data.secret;
@@ -51,7 +45,7 @@ describeEachEngine("two-factor sign-in", (engine) => {
   it("enrols: secret, otpauth:// URL and QR code; a wrong first code is refused; ten recovery codes once", async () => {
     const t = gateway();
     const account = await buildAccount(t);
-    const session = sessionOf(await signInStart(t, account));
+    const session = await signIn(t, account.username, account.password);
     const before = await callAs(t, session, "GET", "/console/two-factor");
     expect(before.body.data).toEqual({
       login: account.username.toLowerCase(),

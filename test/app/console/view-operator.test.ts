@@ -7,26 +7,12 @@
 // accounts read as documented. Through the real server on both engines.
 import { createHash } from "node:crypto";
 import { expect, it } from "vitest";
-import { callAs, type SignedIn, signIn } from "../../helpers/console.js";
+import { addStaffUser, callAs, type SignedIn, signIn } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
 
 describeEachEngine("a view of an operator account", (engine) => {
   const gateway = useTestGateway(engine);
-
-  async function staff(t: TestGateway, operator: TestAccount, login: string, role: string): Promise<SignedIn> {
-    const added = await call(t, "POST", "/admin/api/staff", {
-      headers: { authorization: `Bearer ${operator.apiKey}` },
-      json: { login, user_role: role, password: `${login}-password-1` },
-    });
-    expect(added.status, added.text).toBe(201);
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: operator.username, login, password: `${login}-password-1` },
-    });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  }
 
   const ROLE_GATED = ["/api/v2/keys", "/api/v2/webhooks", "/api/v2/users"];
 
@@ -40,7 +26,7 @@ describeEachEngine("a view of an operator account", (engine) => {
       ["sam", "operator_support"],
       ["fin", "operator_finance"],
     ] as const) {
-      const signedIn = await staff(t, operator, login, role);
+      const signedIn = await addStaffUser(t, operator, login, role);
       for (const target of [operator.username, other.username]) {
         const opened = await callAs(t, signedIn, "POST", "/console/session/view", { json: { username: target } });
         expect(opened.status, `${role} viewing ${target}: ${opened.text}`).toBe(403);
@@ -95,7 +81,7 @@ describeEachEngine("a view of an operator account", (engine) => {
     const t = gateway();
     const operator = await buildAccount(t, { role: "operator", sender: null });
     const acme = await buildAccount(t);
-    const sam = await staff(t, operator, "sam", "operator_support");
+    const sam = await addStaffUser(t, operator, "sam", "operator_support");
     const opened = await callAs(t, sam, "POST", "/console/session/view", { json: { username: acme.username } });
     expect(opened.status, opened.text).toBe(201);
     const viewCookie = (opened.headers.get("set-cookie") ?? "").split(";")[0] ?? "";

@@ -4,26 +4,12 @@
 // sessions of the account; staff who change nothing read the secret masked on the operator API
 // too; a view ends when its staff user is removed.
 import { expect, it } from "vitest";
-import { callAs, type SignedIn, signIn } from "../../helpers/console.js";
+import { addStaffUser, callAs, type SignedIn, signIn } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 
 describeEachEngine("a staff login's view of an account", (engine) => {
   const gateway = useTestGateway(engine, { env: { SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
-
-  async function staff(t: TestGateway, operator: TestAccount, login: string, role: string): Promise<SignedIn> {
-    const added = await call(t, "POST", "/admin/api/staff", {
-      headers: { authorization: `Bearer ${operator.apiKey}` },
-      json: { login, user_role: role, password: `${login}-password-1` },
-    });
-    expect(added.status, added.text).toBe(201);
-    const response = await call(t, "POST", "/console/session", {
-      json: { username: operator.username, login, password: `${login}-password-1` },
-    });
-    expect(response.status, response.text).toBe(201);
-    const setCookie = response.headers.get("set-cookie") ?? "";
-    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
-  }
 
   async function view(t: TestGateway, signedIn: SignedIn, username: string): Promise<SignedIn> {
     const opened = await callAs(t, signedIn, "POST", "/console/session/view", { json: { username } });
@@ -47,8 +33,8 @@ describeEachEngine("a staff login's view of an account", (engine) => {
     // The customer is signed in somewhere: the view must not show where from.
     await signIn(t, acme.username, acme.password);
 
-    const olga = await staff(t, operator, "olga", "operator_finance");
-    const opsup = await staff(t, operator, "opsup", "operator_support");
+    const olga = await addStaffUser(t, operator, "olga", "operator_finance");
+    const opsup = await addStaffUser(t, operator, "opsup", "operator_support");
     const olgaView = await view(t, olga, acme.username);
     const opsupView = await view(t, opsup, acme.username);
     expect((await callAs(t, olgaView, "GET", "/console/session")).body.data).toMatchObject({

@@ -8,7 +8,7 @@
 import { expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { parsePriceCsv, replacePriceCard, setAccountPriceCard } from "../../../src/domain/accounts/index.js";
-import { callAs, type SignedIn } from "../../helpers/console.js";
+import { addConsoleUser, callAs } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { operatorCall } from "../../helpers/legacy.js";
@@ -48,7 +48,7 @@ describeEachEngine("a parent's price and status for its sub-accounts", (engine) 
   const create = (t: TestGateway, parent: TestAccount, body: Record<string, unknown>) =>
     call(t, "POST", "/api/v2/subaccounts", {
       headers: keyOf(parent),
-      json: { username: `sub_${Math.random().toString(36).slice(2, 10)}`, password: "sub-account-pw", ...body },
+      json: { username: `sub_${Math.random().toString(36).slice(2, 10)}`, password: "pw-sub-account", ...body },
     });
   const patch = (t: TestGateway, caller: TestAccount, username: string, json: Record<string, unknown>) =>
     call(t, "PATCH", `/api/v2/subaccounts/${username}`, { headers: keyOf(caller), json });
@@ -218,20 +218,7 @@ describeEachEngine("a parent's price and status for its sub-accounts", (engine) 
       expect(answer.status, `${caller.username} ${name}: ${answer.text}`).toBe(404);
       expect(answer.body.error.code).toBe("not_found");
     }
-    const password = "pdev-password-1";
-    const added = await call(t, "POST", "/api/v2/users", {
-      headers: keyOf(top),
-      json: { login: "pdev", user_role: "developer", password },
-    });
-    expect(added.status, added.text).toBe(201);
-    const signed = await call(t, "POST", "/console/session", {
-      json: { username: top.username, login: "pdev", password },
-    });
-    const session: SignedIn = {
-      cookie: (signed.headers.get("set-cookie") ?? "").split(";")[0] ?? "",
-      csrf: signed.body.data.csrf_token,
-      setCookie: signed.headers.get("set-cookie") ?? "",
-    };
+    const session = await addConsoleUser(t, top, "pdev", "developer");
     const dev = await callAs(t, session, "PATCH", `/api/v2/subaccounts/${sub.username}`, {
       json: { status: "suspended" },
     });

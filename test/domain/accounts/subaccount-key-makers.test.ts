@@ -6,7 +6,7 @@
 // a user changes that user's own password, not the owner login's (PUT /api/v2/password), and
 // lists and ends that user's console sessions (GET/DELETE /api/v2/sessions).
 import { beforeAll, expect, it } from "vitest";
-import { addConsoleUser, callAs, type SignedIn } from "../../helpers/console.js";
+import { addConsoleUser, callAs, type SignedIn, userPassword } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { subAccount } from "../../helpers/resellers.js";
@@ -34,7 +34,7 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
   }
 
   const addOwner = (key: string, login: string) =>
-    withKey(key, "POST", "/api/v2/users", { login, user_role: "owner", password: `${login}-password-1` });
+    withKey(key, "POST", "/api/v2/users", { login, user_role: "owner", password: userPassword(login) });
 
   beforeAll(async () => {
     t = gateway();
@@ -144,8 +144,8 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
     expect(asOwner.status, asOwner.text).toBe(400);
     expect(asOwner.body.error).toMatchObject({ code: "invalid_request", field: "current_password" });
     const changed = await withKey(key, "PUT", "/api/v2/password", {
-      current_password: "pwdev-password-1",
-      new_password: "pwdev-password-2",
+      current_password: userPassword("pwdev"),
+      new_password: "pw-pwdev-password-2",
     });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.data).toMatchObject({ login: "pwdev" });
@@ -153,14 +153,14 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
       call(t, "POST", "/console/session", {
         json: { username: parent.username, ...(login ? { login } : {}), password },
       });
-    expect((await signIn("pwdev", "pwdev-password-2")).status).toBe(201);
+    expect((await signIn("pwdev", "pw-pwdev-password-2")).status).toBe(201);
     expect((await signIn(undefined, parent.password)).status).toBe(201);
     expect((await signIn(undefined, "taken-over-1")).status).toBe(401);
 
     // A parent's user's key in the sub-account has no login there: refused, saying so.
     const refused = await withKey(subKey.api_key, "PUT", "/api/v2/password", {
-      current_password: "pwdev-password-2",
-      new_password: "pwdev-password-3",
+      current_password: "pw-pwdev-password-2",
+      new_password: "pw-pwdev-password-3",
     });
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.error.code).toBe("forbidden");

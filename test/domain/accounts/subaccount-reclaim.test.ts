@@ -5,7 +5,7 @@
 // audited in both logs; 404 for any account but the caller's direct sub-account; owner and admin
 // only (a billing user issues, but may not take back). Every test ends with the ledger audit.
 import { afterEach, expect, it } from "vitest";
-import { callAs, type SignedIn } from "../../helpers/console.js";
+import { addConsoleUser, callAs } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { auditLedger, milli, subAccount } from "../../helpers/resellers.js";
@@ -126,22 +126,7 @@ describeEachEngine("a parent takes back credits it issued", (engine) => {
       expect(answer.body.error.code).toBe("not_found");
     }
 
-    const signedIn = async (login: string, user_role: string): Promise<SignedIn> => {
-      const password = `${login}-password-1`;
-      const added = await call(t, "POST", "/api/v2/users", {
-        headers: keyOf(top),
-        json: { login, user_role, password },
-      });
-      expect(added.status, added.text).toBe(201);
-      const signed = await call(t, "POST", "/console/session", {
-        json: { username: top.username, login, password },
-      });
-      return {
-        cookie: (signed.headers.get("set-cookie") ?? "").split(";")[0] ?? "",
-        csrf: signed.body.data.csrf_token,
-        setCookie: signed.headers.get("set-cookie") ?? "",
-      };
-    };
+    const signedIn = (login: string, userRole: string) => addConsoleUser(t, top, login, userRole);
     const path = `/api/v2/subaccounts/${sub.username}/credits/reclaim`;
     const billing = await signedIn("bill", "billing");
     const issued = await callAs(t, billing, "POST", `/api/v2/subaccounts/${sub.username}/credits`, {
