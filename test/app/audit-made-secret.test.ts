@@ -82,6 +82,7 @@ describeEachEngine("the audit entry of a secret made for an email or the alerts"
         actor_user: null,
         channel: "api",
         credential: await keyOf(shop),
+        address: "127.0.0.1",
         account: shop.username,
         target: "webhook signing secret",
         before: null,

@@ -113,6 +113,7 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
             acceptor: ctx.acceptor,
             prices: ctx.prices,
             allowPrivateWebhooks: ctx.config.allowPrivateWebhooks,
+            address: request.ip,
           },
           principal,
           params,

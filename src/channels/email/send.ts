@@ -10,8 +10,7 @@ import { refuseNul } from "../../base/core/text-checks.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import type { Store } from "../../base/store/store.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
-import type { Actor } from "../../domain/audit/index.js";
-import { inactiveAccount, loginActor, type Principal } from "../../domain/auth/index.js";
+import { inactiveAccount, type Principal, principalActor } from "../../domain/auth/index.js";
 import type { AcceptService, MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { ensureSigningSecret } from "../../domain/webhooks/operations.js";
 import { checkWebhookUrl } from "../../domain/webhooks/url-guard.js";
@@ -44,6 +43,8 @@ export interface EmailSendDeps {
   /** Whose wallets a sub-account's email is charged in too: its ancestors', at the same fixed price. */
   prices: Pick<PriceBook, "cardFor">;
   allowPrivateWebhooks: boolean;
+  /** The sender's address (the request's), for the audit entry of a secret its notifyurl makes. */
+  address?: string;
 }
 
 interface Recipient {
@@ -204,7 +205,7 @@ async function checkedEmail(
 
   // Notifications are signed with the account's webhook secret: make one if it has none yet.
   if (notifyUrl) {
-    const who = { clock: deps.clock, actor: senderActor(principal) };
+    const who = { clock: deps.clock, actor: principalActor(principal, deps.address ?? null) };
     await ensureSigningSecret(deps.store, who, principal.accountId, "an email's notifyurl");
   }
 
@@ -345,16 +346,6 @@ function checkAttachments(files: UploadedFile[]): void {
  * notifyurl): its key or session and login, as actorOf names a request's caller, but no
  * address (a send is given its principal, not its request).
  */
-function senderActor(principal: Principal): Actor {
-  const session = principal.sessionId;
-  const key = principal.keyId;
-  return loginActor(principal, principal.login ?? principal.keyMadeBy, {
-    channel: session !== undefined ? "console" : "api",
-    credential: session !== undefined ? `session:${session}` : key !== undefined ? `key:${key}` : null,
-    address: null,
-  });
-}
-
 function formatMailbox(mailbox: Mailbox): string {
   return mailbox.name ? `"${mailbox.name.replace(/["\\]/g, "\\$&")}" <${mailbox.address}>` : mailbox.address;
 }

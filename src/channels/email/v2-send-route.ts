@@ -88,6 +88,7 @@ export function registerV2EmailSendRoute(v2: TypedRoutes, ctx: Deps): void {
           acceptor: ctx.acceptor,
           prices: ctx.prices,
           allowPrivateWebhooks: ctx.config.allowPrivateWebhooks,
+          address: request.ip,
         },
         request.principal!,
         familyParams(request.body),

@@ -240,13 +240,21 @@ export function loginActor(
 export function actorOf(request: FastifyRequest): Actor {
   const principal = request.principal;
   if (!principal) throw new Error(`actorOf: ${request.method} ${request.url} is not authenticated`);
+  return principalActor(principal, request.ip, request.url.startsWith("/admin/") && principal.role === "operator");
+}
+
+/**
+ * Who acts, for the audit log, when `principal` does something at `address` (null where the code
+ * that records it has no request): its login, or its key's maker (decision 0174), its session or
+ * key. `operatorKey`: an operator's key on the operator API.
+ */
+export function principalActor(principal: Principal, address: string | null, operatorKey = false): Actor {
   const session = principal.sessionId;
-  const operatorKey = request.url.startsWith("/admin/") && principal.role === "operator";
   return loginActor(principal, principal.login ?? principal.keyMadeBy, {
     channel: session !== undefined ? "console" : operatorKey ? "operator_api" : "api",
     credential:
       session !== undefined ? `session:${session}` : principal.keyId !== undefined ? `key:${principal.keyId}` : null,
-    address: request.ip,
+    address,
   });
 }
 
