@@ -130,6 +130,9 @@ export async function ensureWebhookSecret(
   accountId: number,
   also?: (trx: Db, made: string) => Promise<void>,
 ): Promise<void> {
+  // Most calls find one: a current secret is only ever replaced by another (a rotation), so a read
+  // that sees one needs no write transaction, its lock or (SQLite) the process's one writer.
+  if (await hasCurrentSecret(store.db, accountId)) return;
   const made = await store.transaction(async (trx) => {
     const secret = await ensureSecret(trx, store.engine, accountId, clock.now().getTime());
     if (secret !== null) await also?.(trx, secret);
@@ -155,16 +158,20 @@ async function lockSecrets(trx: Db, engine: Engine, accountId: number): Promise<
   }
 }
 
-/** The secret made, null when the account had one. */
-async function ensureSecret(trx: Db, engine: Engine, accountId: number, now: number): Promise<string | null> {
-  await lockSecrets(trx, engine, accountId);
-  const current = await trx
+async function hasCurrentSecret(db: Db, accountId: number): Promise<boolean> {
+  const current = await db
     .selectFrom("webhook_secrets")
     .select("id")
     .where("account_id", "=", accountId)
     .where("expires_at", "is", null)
     .executeTakeFirst();
-  if (current) return null;
+  return current !== undefined;
+}
+
+/** The secret made, null when the account had one. */
+async function ensureSecret(trx: Db, engine: Engine, accountId: number, now: number): Promise<string | null> {
+  await lockSecrets(trx, engine, accountId);
+  if (await hasCurrentSecret(trx, accountId)) return null;
   const secret = newWebhookSecret();
   await trx
     .insertInto("webhook_secrets")
