@@ -2,14 +2,12 @@
 // secrets: all but the newest become rotated-out ones that sign for a day more, and from then on
 // the database holds one current secret an account, while rotation (which expires the old one
 // before it makes the new) goes on as before.
-import { type Kysely, Migrator, sql } from "kysely";
 import { expect, it } from "vitest";
 import { systemClock } from "../../../src/base/core/clock.js";
 import { loadConfig } from "../../../src/base/runtime/config.js";
-import { migrationProvider } from "../../../src/base/store/migrations/index.js";
 import { openStore } from "../../../src/base/store/store.js";
 import { rotateWebhookSecret, SECRET_GRACE_MS } from "../../../src/domain/webhooks/settings.js";
-import { createEmptyDatabase } from "../../helpers/empty-database.js";
+import { createEmptyDatabase, earlyAccountRow, migrateTo } from "../../helpers/empty-database.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 
 const BEFORE = "0077_whatsapp_early_statuses";
@@ -19,31 +17,13 @@ describeEachEngine("migration 0078: one current webhook secret an account", (eng
     const empty = await createEmptyDatabase(engine);
     const store = await openStore(loadConfig({ DATABASE_URL: empty.url }).database);
     try {
-      const schema =
-        engine === "postgres"
-          ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema
-          : undefined;
-      const migrator = new Migrator({
-        db: store.db as unknown as Kysely<unknown>,
-        provider: migrationProvider(engine),
-        migrationTableName: "schema_migrations",
-        migrationLockTableName: "schema_migrations_lock",
-        ...(schema ? { migrationTableSchema: schema } : {}),
-      });
-      expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+      await migrateTo(store, engine, BEFORE);
       const account = async (username: string) =>
         Number(
           (
             await store.db
               .insertInto("accounts")
-              .values({
-                username,
-                password_hash: "x",
-                role: "customer",
-                status: "active",
-                created_at: 0,
-                updated_at: 0,
-              } as never)
+              .values(earlyAccountRow(username))
               .returning("id")
               .executeTakeFirstOrThrow()
           ).id,
