@@ -49,7 +49,7 @@ describeEachEngine("users and roles", (engine) => {
     const added = await addUser({
       login: "Dev1",
       user_role: "developer",
-      password: "developer-pw-1",
+      password: "pw-developer-1",
       display_name: "Dee",
     });
     expect(added.status, added.text).toBe(201);
@@ -61,7 +61,7 @@ describeEachEngine("users and roles", (engine) => {
     });
     expect(added.body.data.invitation).toBeUndefined();
 
-    const dev = await signInUser(t, account.username, "DEV1", "developer-pw-1");
+    const dev = await signInUser(t, account.username, "DEV1", "pw-developer-1");
     const current = await callAs(t, dev, "GET", "/console/session");
     expect(current.body.data).toMatchObject({
       username: account.username,
@@ -83,10 +83,10 @@ describeEachEngine("users and roles", (engine) => {
 
   it("refuses bad users in v2's dialect: role, login, duplicate, the owner's own login, short password", async () => {
     const cases: [Record<string, unknown>, number, string][] = [
-      [{ login: "x1", user_role: "operator_admin", password: "long-enough" }, 400, "user_role"],
-      [{ login: "bad login", user_role: "support", password: "long-enough" }, 400, "login"],
-      [{ login: "dev1", user_role: "support", password: "long-enough" }, 409, "login"],
-      [{ login: account.username, user_role: "support", password: "long-enough" }, 409, "login"],
+      [{ login: "x1", user_role: "operator_admin", password: "pw-long-enough" }, 400, "user_role"],
+      [{ login: "bad login", user_role: "support", password: "pw-long-enough" }, 400, "login"],
+      [{ login: "dev1", user_role: "support", password: "pw-long-enough" }, 409, "login"],
+      [{ login: account.username, user_role: "support", password: "pw-long-enough" }, 409, "login"],
       [{ login: "short", user_role: "support", password: "short" }, 400, "password"],
       [{ login: "mail", user_role: "support", email: "not-an-email" }, 400, "email"],
     ];
@@ -119,12 +119,12 @@ describeEachEngine("users and roles", (engine) => {
     expect(early.status).toBe(401);
     const seen = await call(t, "GET", `/console/invitation?token=${token}`);
     expect(seen.body.data).toMatchObject({ account: account.username, login: "sue", user_role: "support" });
-    const accepted = await call(t, "POST", "/console/invitation", { json: { token, password: "support-pw-1" } });
+    const accepted = await call(t, "POST", "/console/invitation", { json: { token, password: "pw-support-1" } });
     expect(accepted.status, accepted.text).toBe(200);
-    const reused = await call(t, "POST", "/console/invitation", { json: { token, password: "support-pw-2" } });
+    const reused = await call(t, "POST", "/console/invitation", { json: { token, password: "pw-support-2" } });
     expect(reused.status).toBe(404);
 
-    const sue = await signInUser(t, account.username, "sue", "support-pw-1");
+    const sue = await signInUser(t, account.username, "sue", "pw-support-1");
     expect((await callAs(t, sue, "GET", "/api/v2/messages")).status).toBe(200);
     const send = await callAs(t, sue, "POST", "/api/v2/sms/send", {
       json: { sender_id: "SWBRD", recipient: "9876543210", message: "no" },
@@ -134,10 +134,10 @@ describeEachEngine("users and roles", (engine) => {
   });
 
   it("a role change ends the user's sessions; the user sees and ends their own", async () => {
-    await addUser({ login: "bill", user_role: "billing", password: "billing-pw-1" });
-    const first = await signInUser(t, account.username, "bill", "billing-pw-1");
-    const second = await signInUser(t, account.username, "bill", "billing-pw-1");
-    const third = await signInUser(t, account.username, "bill", "billing-pw-1");
+    await addUser({ login: "bill", user_role: "billing", password: "pw-billing-1" });
+    const first = await signInUser(t, account.username, "bill", "pw-billing-1");
+    const second = await signInUser(t, account.username, "bill", "pw-billing-1");
+    const third = await signInUser(t, account.username, "bill", "pw-billing-1");
 
     const listed = await callAs(t, second, "GET", "/api/v2/sessions");
     expect(listed.status, listed.text).toBe(200);
@@ -165,29 +165,29 @@ describeEachEngine("users and roles", (engine) => {
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.data.user_role).toBe("support");
     expect((await callAs(t, second, "GET", "/api/v2/balance")).status).toBe(401);
-    const back = await signInUser(t, account.username, "bill", "billing-pw-1");
+    const back = await signInUser(t, account.username, "bill", "pw-billing-1");
     expect((await callAs(t, back, "GET", "/console/session")).body.data.user_role).toBe("support");
 
     // The owner ends all of a user's sessions; a removed user signs in no more.
     expect((await callAs(t, owner, "DELETE", "/api/v2/users/bill/sessions")).body.data).toEqual({ ended: 1 });
-    const again = await signInUser(t, account.username, "bill", "billing-pw-1");
+    const again = await signInUser(t, account.username, "bill", "pw-billing-1");
     expect((await callAs(t, owner, "DELETE", "/api/v2/users/bill")).status).toBe(200);
     expect((await callAs(t, again, "GET", "/api/v2/balance")).status).toBe(401);
     const gone = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login: "bill", password: "billing-pw-1" },
+      json: { username: account.username, login: "bill", password: "pw-billing-1" },
     });
     expect(gone.status).toBe(401);
   });
 
   it("an admin manages users but not ownership; the audit log names the user who acted", async () => {
-    await addUser({ login: "ada", user_role: "admin", password: "admin-pw-123" });
-    const ada = await signInUser(t, account.username, "ada", "admin-pw-123");
-    const made = await addUser({ login: "dave", user_role: "developer", password: "dave-pw-123" }, ada);
+    await addUser({ login: "ada", user_role: "admin", password: "pw-admin-123" });
+    const ada = await signInUser(t, account.username, "ada", "pw-admin-123");
+    const made = await addUser({ login: "dave", user_role: "developer", password: "pw-dave-123" }, ada);
     expect(made.status).toBe(201);
-    const owned = await addUser({ login: "own2", user_role: "owner", password: "owner-pw-123" }, ada);
+    const owned = await addUser({ login: "own2", user_role: "owner", password: "pw-owner-123" }, ada);
     expect(owned.status).toBe(403);
     expect(owned.body.error.code).toBe("insufficient_role");
-    const byOwner = await addUser({ login: "own2", user_role: "owner", password: "owner-pw-123" });
+    const byOwner = await addUser({ login: "own2", user_role: "owner", password: "pw-owner-123" });
     expect(byOwner.status).toBe(201);
     expect((await callAs(t, ada, "PATCH", "/api/v2/users/own2", { json: { user_role: "support" } })).status).toBe(403);
 
@@ -199,10 +199,10 @@ describeEachEngine("users and roles", (engine) => {
   });
 
   it("ends an owner's sessions only by an owner: an admin is refused as for every owner-directed action", async () => {
-    await addUser({ login: "boss2", user_role: "owner", password: "boss2-pw-123" });
-    await addUser({ login: "adm2", user_role: "admin", password: "adm2-pw-123" });
-    const boss = await signInUser(t, account.username, "boss2", "boss2-pw-123");
-    const adm = await signInUser(t, account.username, "adm2", "adm2-pw-123");
+    await addUser({ login: "boss2", user_role: "owner", password: "pw-boss2-123" });
+    await addUser({ login: "adm2", user_role: "admin", password: "pw-adm2-123" });
+    const boss = await signInUser(t, account.username, "boss2", "pw-boss2-123");
+    const adm = await signInUser(t, account.username, "adm2", "pw-adm2-123");
     const refused = await callAs(t, adm, "DELETE", "/api/v2/users/BOSS2/sessions");
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.error.code).toBe("insufficient_role");
@@ -226,7 +226,7 @@ describeEachEngine("users and roles", (engine) => {
   });
 
   it("locks a user's login after failures without locking the owner or other users", async () => {
-    await addUser({ login: "lockme", user_role: "support", password: "lockme-pw-1" });
+    await addUser({ login: "lockme", user_role: "support", password: "pw-lockme-1" });
     for (let i = 0; i < 3; i++) {
       const wrong = await call(t, "POST", "/console/session", {
         json: { username: account.username, login: "lockme", password: "wrong-password" },
@@ -234,12 +234,12 @@ describeEachEngine("users and roles", (engine) => {
       expect(wrong.status).toBe(401);
     }
     const locked = await call(t, "POST", "/console/session", {
-      json: { username: account.username, login: "lockme", password: "lockme-pw-1" },
+      json: { username: account.username, login: "lockme", password: "pw-lockme-1" },
     });
     expect(locked.status).toBe(403);
     expect(locked.body.error.code).toBe("account_locked");
     await signIn(t, account.username, account.password);
-    await signInUser(t, account.username, "ada", "admin-pw-123");
+    await signInUser(t, account.username, "ada", "pw-admin-123");
 
     // The operator sees the lock under `<login> <address>` and clears it.
     const operator = await buildAccount(t, { role: "operator", sender: null });
@@ -255,7 +255,7 @@ describeEachEngine("users and roles", (engine) => {
       { headers: key },
     );
     expect(cleared.status, cleared.text).toBe(200);
-    await signInUser(t, account.username, "lockme", "lockme-pw-1");
+    await signInUser(t, account.username, "lockme", "pw-lockme-1");
   });
 
   it("the operator's staff: added through /admin/api/staff, support reads and changes nothing, finance puts a price card on an account and changes nothing else", async () => {
@@ -268,13 +268,13 @@ describeEachEngine("users and roles", (engine) => {
     expect(wrongRole.status).toBe(400);
     const added = await call(t, "POST", "/admin/api/staff", {
       headers: key,
-      json: { login: "olga", user_role: "operator_support", password: "olga-pw-123" },
+      json: { login: "olga", user_role: "operator_support", password: "pw-olga-123" },
     });
     expect(added.status, added.text).toBe(201);
     const staff = await call(t, "GET", "/admin/api/staff", { headers: key });
     expect(staff.body.data).toEqual([expect.objectContaining({ login: "olga", user_role: "operator_support" })]);
 
-    const olga = await signInUser(t, operator.username, "olga", "olga-pw-123");
+    const olga = await signInUser(t, operator.username, "olga", "pw-olga-123");
     expect((await callAs(t, olga, "GET", "/console/session")).body.data).toMatchObject({
       role: "operator",
       user_role: "operator_support",
@@ -296,7 +296,7 @@ describeEachEngine("users and roles", (engine) => {
       json: { user_role: "operator_finance" },
     });
     expect(promoted.status).toBe(200);
-    const fin = await signInUser(t, operator.username, "olga", "olga-pw-123");
+    const fin = await signInUser(t, operator.username, "olga", "pw-olga-123");
     const paid = await callAs(t, fin, "POST", `/admin/api/accounts/${account.username}/credits`, {
       json: { wallet: "sms", amount: 5 },
     });
