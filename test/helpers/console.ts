@@ -1,6 +1,6 @@
 // Console sessions in tests: sign in through the real route and make requests with the cookie;
 // add an account's console users (and an operator's staff) and sign them in, through the API or a
-// browser page.
+// browser page; open a view of another account from a session.
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import { CHEAP_PASSWORD_PREFIX } from "./cheap-hashes.js";
@@ -131,4 +131,23 @@ export function callAs(
     ...(init.json !== undefined ? { json: init.json } : {}),
     ...(init.body !== undefined ? { body: init.body } : {}),
   });
+}
+
+/** A view of an account opened from a console session: the view's session, and the answer that opened it. */
+export interface OpenedView extends SignedIn {
+  /** The answer of POST /console/session/view (201): the view's session, for tests that read it. */
+  opened: JsonResponse;
+}
+
+/**
+ * Opens a read-only view of the account `username` from the session `viewer` (POST
+ * /console/session/view, its 201 checked) and carries both cookies as a browser does: the
+ * viewer's and the view's sb_view, with the view's CSRF token. Tests of a refused view, or of
+ * the view's cookie itself, make the request themselves.
+ */
+export async function openView(t: TestGateway, viewer: SignedIn, username: string): Promise<OpenedView> {
+  const opened = await callAs(t, viewer, "POST", "/console/session/view", { json: { username } });
+  expect(opened.status, opened.text).toBe(201);
+  const view = sessionOf(opened);
+  return { ...view, cookie: `${viewer.cookie}; ${view.cookie}`, opened };
 }

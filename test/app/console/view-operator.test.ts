@@ -7,7 +7,7 @@
 // accounts read as documented. Through the real server on both engines.
 import { createHash } from "node:crypto";
 import { expect, it } from "vitest";
-import { addStaffUser, callAs, type SignedIn, signIn } from "../../helpers/console.js";
+import { addStaffUser, callAs, openView, signIn } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
 
@@ -45,19 +45,13 @@ describeEachEngine("a view of an operator account", (engine) => {
       }
 
       // A customer's account: viewed as documented, read-only, as the account reads.
-      const opened = await callAs(t, signedIn, "POST", "/console/session/view", { json: { username: acme.username } });
-      expect(opened.status, opened.text).toBe(201);
-      expect(opened.body.data).toMatchObject({
+      const viewing = await openView(t, signedIn, acme.username);
+      expect(viewing.opened.body.data).toMatchObject({
         username: acme.username,
         role: "customer",
         viewer: login,
         read_only: true,
       });
-      const viewing: SignedIn = {
-        cookie: `${signedIn.cookie}; ${(opened.headers.get("set-cookie") ?? "").split(";")[0]}`,
-        csrf: opened.body.data.csrf_token,
-        setCookie: "",
-      };
       expect((await callAs(t, viewing, "GET", "/api/v2/keys")).status).toBe(200);
       const write = await callAs(t, viewing, "POST", "/api/v2/keys", { json: { name: "sneaky" } });
       expect(write.status).toBe(403);
@@ -82,9 +76,7 @@ describeEachEngine("a view of an operator account", (engine) => {
     const operator = await buildAccount(t, { role: "operator", sender: null });
     const acme = await buildAccount(t);
     const sam = await addStaffUser(t, operator, "sam", "operator_support");
-    const opened = await callAs(t, sam, "POST", "/console/session/view", { json: { username: acme.username } });
-    expect(opened.status, opened.text).toBe(201);
-    const viewCookie = (opened.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const viewing = await openView(t, sam, acme.username);
     // As a view of the operator account opened before the rule would be stored.
     const operatorRow = await t.db.store.db
       .selectFrom("accounts")
@@ -97,7 +89,7 @@ describeEachEngine("a view of an operator account", (engine) => {
       .set({ account_id: operatorRow.id, credential_stamp: stamp })
       .where("viewer_account_id", "is not", null)
       .execute();
-    const keys = await call(t, "GET", "/api/v2/keys", { headers: { cookie: `${sam.cookie}; ${viewCookie}` } });
+    const keys = await call(t, "GET", "/api/v2/keys", { headers: { cookie: viewing.cookie } });
     expect(keys.status, keys.text).toBe(401);
     const views = await call(t, "GET", "/admin/api/account-views", {
       headers: { authorization: `Bearer ${operator.apiKey}` },

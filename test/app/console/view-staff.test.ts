@@ -4,19 +4,12 @@
 // sessions of the account; staff who change nothing read the secret masked on the operator API
 // too; a view ends when its staff user is removed.
 import { expect, it } from "vitest";
-import { addStaffUser, callAs, type SignedIn, signIn } from "../../helpers/console.js";
+import { addStaffUser, callAs, openView, signIn } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
-import { buildAccount, call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
 
 describeEachEngine("a staff login's view of an account", (engine) => {
   const gateway = useTestGateway(engine, { env: { SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
-
-  async function view(t: TestGateway, signedIn: SignedIn, username: string): Promise<SignedIn> {
-    const opened = await callAs(t, signedIn, "POST", "/console/session/view", { json: { username } });
-    expect(opened.status, opened.text).toBe(201);
-    const setCookie = opened.headers.get("set-cookie") ?? "";
-    return { cookie: `${signedIn.cookie}; ${setCookie.split(";")[0]}`, csrf: opened.body.data.csrf_token, setCookie };
-  }
 
   it("names the staff login, masks the signing secret, lists no sessions, ends with the staff user", async () => {
     const t = gateway();
@@ -35,8 +28,8 @@ describeEachEngine("a staff login's view of an account", (engine) => {
 
     const olga = await addStaffUser(t, operator, "olga", "operator_finance");
     const opsup = await addStaffUser(t, operator, "opsup", "operator_support");
-    const olgaView = await view(t, olga, acme.username);
-    const opsupView = await view(t, opsup, acme.username);
+    const olgaView = await openView(t, olga, acme.username);
+    const opsupView = await openView(t, opsup, acme.username);
     expect((await callAs(t, olgaView, "GET", "/console/session")).body.data).toMatchObject({
       viewer: "olga",
       read_only: true,
