@@ -11,12 +11,11 @@ import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { WhatsAppEvents } from "../../../src/channels/whatsapp/events.js";
 import { parseMetaWebhook } from "../../../src/channels/whatsapp/meta-webhook.js";
-import { updateWhatsAppSettings } from "../../../src/channels/whatsapp/settings.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { type FakeGraph, startFakeGraph, statusCallback } from "./fake-graph.js";
-import { APP_SECRET, TEMPLATES } from "./helpers.js";
+import { APP_SECRET, connectToFakeBusiness, templateSend } from "./helpers.js";
 
 const TO = "919876543210";
 const DROPPED = 'switchboard_early_reports_dropped_total{reason="whatsapp_over_limit"} ';
@@ -74,35 +73,14 @@ describeEachEngine("a bound on the WhatsApp statuses kept before their message",
   /** A funded account on the fake's business account; its sends, Meta's status callbacks and its delivery reports. */
   async function customer() {
     const account = await buildAccount(t, { credits: { whatsapp: 10 }, sender: null });
-    const phoneNumberId = String(100_000_000_000 + Math.floor(Math.random() * 1e11));
-    const wabaId = String(200_000_000_000 + Math.floor(Math.random() * 1e11));
-    const token = `EAAG${randomBytes(16).toString("hex")}`;
-    fake.addPhoneNumber(phoneNumberId, wabaId, token);
-    fake.setTemplates(wabaId, structuredClone(TEMPLATES));
-    await updateWhatsAppSettings(t.db.store.db, clock, account.id, {
-      enabled: true,
-      phone_number_id: phoneNumberId,
-      display_phone_number: "15550009999",
-      waba_id: wabaId,
-      access_token: token,
-    });
+    const { phoneNumberId, wabaId } = await connectToFakeBusiness(fake, t.db.store.db, clock, account.id);
     const v2 = (method: string, path: string, json: unknown) =>
       call(t, method, `/api/v2${path}`, { headers: { authorization: `Bearer ${account.apiKey}` }, json });
     // Queued in the outbox (no worker here sends them), where the reports are read.
     expect((await v2("PUT", "/webhooks", { delivery_report: "http://127.0.0.1:9/reports" })).status).toBe(200);
     return {
       /** A template send that the fake answers with `wamid` (a fresh one when not given). */
-      async send(wamid?: string) {
-        if (wamid) {
-          fake.scriptNext({
-            status: 200,
-            body: { messaging_product: "whatsapp", contacts: [{ input: TO, wa_id: TO }], messages: [{ id: wamid }] },
-          });
-        }
-        const sent = await v2("POST", "/whatsapp/send", { to: TO, template: "order_shipped", params: ["A", "B"] });
-        expect(sent.status, sent.text).toBe(200);
-        return sent.body.data as { id: number; message_id: string };
-      },
+      send: (wamid?: string) => templateSend(fake, v2, TO, wamid),
       /** One callback of Meta's with a status of each of `ids`, in that order. */
       statuses(ids: readonly string[], status: "delivered" | "read") {
         const callback = statusCallback({

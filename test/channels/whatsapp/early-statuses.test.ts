@@ -8,12 +8,11 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createLogger, type Gateway, startGateway } from "../../../src/app/gateway.js";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { KEEP_EARLY_STATUSES_MS } from "../../../src/channels/whatsapp/early-statuses.js";
-import { updateWhatsAppSettings } from "../../../src/channels/whatsapp/settings.js";
 import { outboxSettled, receiver, until, useReceivers } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestGateway, testConfig } from "../../helpers/gateway.js";
 import { type FakeGraph, startFakeGraph, statusCallback } from "./fake-graph.js";
-import { APP_SECRET, TEMPLATES, VERIFY_TOKEN } from "./helpers.js";
+import { APP_SECRET, connectToFakeBusiness, templateSend, VERIFY_TOKEN } from "./helpers.js";
 
 const TO = "919876543210";
 
@@ -53,18 +52,7 @@ describeEachEngine("WhatsApp statuses that come before their message", (engine) 
   /** A funded account on the fake's business account, its delivery reports posted to a receiver. */
   async function customer() {
     const account = await buildAccount(first, { credits: { whatsapp: 10 }, sender: null });
-    const phoneNumberId = String(100_000_000_000 + Math.floor(Math.random() * 1e11));
-    const wabaId = String(200_000_000_000 + Math.floor(Math.random() * 1e11));
-    const token = `EAAG${randomBytes(16).toString("hex")}`;
-    fake.addPhoneNumber(phoneNumberId, wabaId, token);
-    fake.setTemplates(wabaId, structuredClone(TEMPLATES));
-    await updateWhatsAppSettings(store().db, clock, account.id, {
-      enabled: true,
-      phone_number_id: phoneNumberId,
-      display_phone_number: "15550009999",
-      waba_id: wabaId,
-      access_token: token,
-    });
+    const { phoneNumberId, wabaId } = await connectToFakeBusiness(fake, store().db, clock, account.id);
     const v2 = (method: string, path: string, json?: unknown) =>
       call({ ...first, url }, method, `/api/v2${path}`, {
         headers: { authorization: `Bearer ${account.apiKey}` },
@@ -73,17 +61,7 @@ describeEachEngine("WhatsApp statuses that come before their message", (engine) 
     const hook = await receiver();
     expect((await v2("PUT", "/webhooks", { delivery_report: hook.url })).status).toBe(200);
     /** A template send that the fake answers with `wamid` (a fresh one when not given). */
-    const send = async (wamid?: string) => {
-      if (wamid) {
-        fake.scriptNext({
-          status: 200,
-          body: { messaging_product: "whatsapp", contacts: [{ input: TO, wa_id: TO }], messages: [{ id: wamid }] },
-        });
-      }
-      const sent = await v2("POST", "/whatsapp/send", { to: TO, template: "order_shipped", params: ["A", "B"] });
-      expect(sent.status, sent.text).toBe(200);
-      return sent.body.data as { id: number; message_id: string };
-    };
+    const send = (wamid?: string) => templateSend(fake, v2, TO, wamid);
     const status = (messageId: string, s: "delivered" | "read" | "failed", at = clock.now().getTime()) =>
       statusCallback({
         wabaId,

@@ -148,6 +148,61 @@ export interface Connected {
   customerWrites(from: string, at?: number): Promise<void>;
 }
 
+/** A business account on the fake: its phone number id, WABA id and access token. */
+export interface FakeBusiness {
+  phoneNumberId: string;
+  wabaId: string;
+  token: string;
+}
+
+/**
+ * Connects account `accountId` (in `db`, changed at `clock`'s time) to a fresh business account on
+ * `fake`, holding TEMPLATES; `extra` adds to its WhatsApp settings (sandbox, test numbers).
+ */
+export async function connectToFakeBusiness(
+  fake: FakeGraph,
+  db: Parameters<typeof updateWhatsAppSettings>[0],
+  clock: Clock,
+  accountId: number,
+  extra: { sandbox?: boolean; test_numbers?: string[] } = {},
+): Promise<FakeBusiness> {
+  const phoneNumberId = String(100_000_000_000 + Math.floor(Math.random() * 1e11));
+  const wabaId = String(200_000_000_000 + Math.floor(Math.random() * 1e11));
+  const token = `EAAG${randomBytes(16).toString("hex")}`;
+  fake.addPhoneNumber(phoneNumberId, wabaId, token);
+  fake.setTemplates(wabaId, structuredClone(TEMPLATES));
+  await updateWhatsAppSettings(db, clock, accountId, {
+    enabled: true,
+    phone_number_id: phoneNumberId,
+    display_phone_number: "15550009999",
+    waba_id: wabaId,
+    access_token: token,
+    ...extra,
+  });
+  return { phoneNumberId, wabaId, token };
+}
+
+/**
+ * A template send to `to` through `v2` (the account's v2 calls), which the fake answers with
+ * `wamid` when given (else a fresh one); answers the send's data.
+ */
+export async function templateSend(
+  fake: FakeGraph,
+  v2: (method: string, path: string, json?: unknown) => Promise<JsonResponse>,
+  to: string,
+  wamid?: string,
+): Promise<{ id: number; message_id: string }> {
+  if (wamid) {
+    fake.scriptNext({
+      status: 200,
+      body: { messaging_product: "whatsapp", contacts: [{ input: to, wa_id: to }], messages: [{ id: wamid }] },
+    });
+  }
+  const sent = await v2("POST", "/whatsapp/send", { to, template: "order_shipped", params: ["A", "B"] });
+  if (sent.status !== 200) throw new Error(`the send answered ${sent.status}: ${sent.text}`);
+  return sent.body.data as { id: number; message_id: string };
+}
+
 /** One gateway and one fake Graph API for the test file. */
 export function useWhatsAppWorld(engine: Engine, options: { clock?: Clock; env?: Record<string, string> } = {}) {
   let world: WhatsAppWorld | undefined;
@@ -176,17 +231,7 @@ export function useWhatsAppWorld(engine: Engine, options: { clock?: Clock; env?:
       callback,
       async connected(o = {}) {
         const account = await buildAccount(t, { credits: { whatsapp: o.credits ?? 10 }, sender: null });
-        const phoneNumberId = String(100_000_000_000 + Math.floor(Math.random() * 1e11));
-        const wabaId = String(200_000_000_000 + Math.floor(Math.random() * 1e11));
-        const token = `EAAG${randomBytes(16).toString("hex")}`;
-        fake.addPhoneNumber(phoneNumberId, wabaId, token);
-        fake.setTemplates(wabaId, structuredClone(TEMPLATES));
-        await updateWhatsAppSettings(t.db.store.db, t.clock, account.id, {
-          enabled: true,
-          phone_number_id: phoneNumberId,
-          display_phone_number: "15550009999",
-          waba_id: wabaId,
-          access_token: token,
+        const { phoneNumberId, wabaId, token } = await connectToFakeBusiness(fake, t.db.store.db, t.clock, account.id, {
           ...(o.sandbox !== undefined ? { sandbox: o.sandbox } : {}),
           ...(o.testNumbers ? { test_numbers: o.testNumbers } : {}),
         });
