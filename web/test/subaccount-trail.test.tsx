@@ -1,10 +1,21 @@
 // @vitest-environment happy-dom
 // A sub-account's place in the reader's tree, as its pages carry it in their links: read from the
 // query string, written into the links of its messages, refused sends, binds and lists, and the
-// way back named for the list that holds it. A trail no tree can have leads back to the top.
+// way back named for the list that holds it (or, opened from there, the account's own list), the
+// levels from the top, and words true at any depth. A trail no tree can have leads back to the top.
 import { afterEach, describe, expect, it } from "vitest";
 import { withQuery } from "../src/api.js";
-import { BackToTree, trailFrom, trailLink, trailOf, treeLink, viaPath } from "../src/pages/subaccount-trail.js";
+import {
+  BackToTree,
+  ofSubAccount,
+  TreeTrail,
+  trailFrom,
+  trailLink,
+  trailOf,
+  treeLink,
+  viaPath,
+  wayBackOf,
+} from "../src/pages/subaccount-trail.js";
 import { type Rendered, render } from "./render.js";
 
 let rendered: Rendered | undefined;
@@ -69,5 +80,46 @@ describe("a sub-account's trail", () => {
     const top = rendered.container.querySelector("a");
     expect(top?.textContent).toBe("Your sub-accounts");
     expect(top?.getAttribute("href")).toBe("/subaccounts");
+  });
+
+  it("leads back to the account's own list when its page was opened from there (back=own), and only then", async () => {
+    const link = trailLink("/messages", ["mid", "leaf"], "own");
+    expect(link).toBe("/messages?via=mid&subaccount=leaf&back=own");
+    const query = new URL(link, "http://console").searchParams;
+    expect([trailOf(query), wayBackOf(query)]).toEqual([["mid", "leaf"], "own"]);
+    expect(viaPath("/messages/q1", ["mid", "leaf"], "own")).toBe("/messages/q1?via=mid&back=own");
+    expect(viaPath("/messages/q1", ["mid"], "own")).toBe("/messages/q1?back=own");
+    expect(trailLink("/refusals", [], "own")).toBe("/refusals");
+    for (const edited of ["back=OWN", "back=", "back=holder", "back=own2", "via=mid"]) {
+      expect(wayBackOf(new URLSearchParams(edited)), edited).toBe("holder");
+    }
+    rendered = await render(<BackToTree trail={["mid", "leaf"]} wayBack="own" />);
+    const own = rendered.container.querySelector("a");
+    expect(own?.textContent).toBe("leaf's sub-accounts");
+    expect(own?.getAttribute("href")).toBe("/subaccounts?via=mid&subaccount=leaf");
+  });
+
+  it("says 'your sub-account' only of one of the reader's own, and whose it is below of a deeper one", () => {
+    expect(ofSubAccount(["mid"], "messages")).toBe("Your sub-account mid's messages");
+    expect(ofSubAccount(["mid", "leaf"], "refused sends")).toBe("leaf's refused sends (a sub-account of mid)");
+    expect(ofSubAccount(["mid", "leaf", "great"], "messages")).toBe("great's messages (a sub-account of leaf)");
+  });
+
+  it("shows the levels from the top, each a link to its list, and the page it is on last", async () => {
+    rendered = await render(<TreeTrail trail={["mid", "leaf"]} page="messages" />);
+    const nav = rendered.container.querySelector("nav");
+    expect(nav?.textContent).toBe("Your sub-accounts › mid › leaf › messages");
+    expect([...(nav?.querySelectorAll("a") ?? [])].map((a) => [a.textContent, a.getAttribute("href")])).toEqual([
+      ["Your sub-accounts", "/subaccounts"],
+      ["mid", "/subaccounts?subaccount=mid"],
+      ["leaf", "/subaccounts?via=mid&subaccount=leaf"],
+    ]);
+    expect(nav?.querySelector("[aria-current=page]")?.textContent).toBe("messages");
+    rendered.unmount();
+    rendered = await render(<TreeTrail trail={["mid", "leaf"]} />);
+    const list = rendered.container.querySelector("nav");
+    expect(list?.textContent).toBe("Your sub-accounts › mid › leaf");
+    expect(list?.querySelectorAll("a")).toHaveLength(2);
+    expect(list?.querySelector("[aria-current=page]")?.textContent).toBe("leaf");
   });
 });

@@ -103,6 +103,9 @@ describeInBrowser("console in the browser: SMPP binds", () => {
         .click();
 
       await page.getByRole("heading", { name: `SMPP binds of ${leaf.username}`, level: 1 }).waitFor();
+      expect(await page.getByTestId("subaccount-trail").textContent()).toBe(
+        `Your sub-accounts › ${mid.username} › ${leaf.username} › SMPP binds`,
+      );
       const rows = page.getByTestId("bind");
       await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(1);
       expect(await rows.nth(0).textContent()).toMatch(/^transceiver127\.0\.0\.1:\d+/);
@@ -127,7 +130,16 @@ describeInBrowser("console in the browser: SMPP binds", () => {
       await page.getByRole("link", { name: "its SMPP binds" }).click();
       await page.getByRole("heading", { name: `SMPP binds of ${mid.username}`, level: 1 }).waitFor();
       await page.getByTestId("no-binds").waitFor();
-      await page.getByTestId("subaccount-filter").getByRole("link", { name: "Your sub-accounts" }).click();
+      expect(await page.getByTestId("subaccount-trail").textContent()).toBe(
+        `Your sub-accounts › ${mid.username} › SMPP binds`,
+      );
+      // Opened from mid's own list, its way back leads there; the trail leads to the top.
+      await page
+        .getByTestId("subaccount-filter")
+        .getByRole("link", { name: `${mid.username}'s sub-accounts` })
+        .click();
+      await page.getByRole("heading", { name: `Sub-accounts of ${mid.username}` }).waitFor();
+      await page.getByTestId("subaccount-trail").getByRole("link", { name: "Your sub-accounts" }).click();
       await page.getByRole("heading", { name: "Sub-accounts", exact: true }).waitFor();
       expect(problems).toEqual([]);
 

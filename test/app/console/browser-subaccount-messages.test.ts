@@ -4,8 +4,10 @@
 // and back; a message id searched that its own list does not hold is offered by its page. Another
 // reseller's customer's message and refusals are not found (the API's 404 in words), never shown.
 // Opened from a level of the tree (top → mid's sub-accounts → leaf's row), the messages, a message,
-// the refused sends and their filters keep the trail in the URL and lead back to that level; a
-// hand-edited trail leads back to the top. The axe check and no sideways scroll on each page.
+// the refused sends and their filters keep the trail in the URL, show it from the top, say whose
+// sub-account it is, and lead back to that level; opened from the account's own list (the line
+// above its table), they lead back to that list. A hand-edited trail leads back to the top, a
+// hand-edited way back to the list that holds it. The axe check and no sideways scroll on each page.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -103,6 +105,12 @@ describeInBrowser("console in the browser: a reseller reads its sub-accounts' me
     await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
     expect(new URL(page.url()).search).toBe(`?via=${mid.username}&subaccount=${leaf.username}`);
     await noneLoading(page);
+    expect(await page.getByTestId("subaccount-trail").textContent()).toBe(
+      `Your sub-accounts › ${mid.username} › ${leaf.username} › messages`,
+    );
+    const words = await page.getByTestId("subaccount-filter").textContent();
+    expect(words).toContain(`${leaf.username}'s messages (a sub-account of ${mid.username}) · `);
+    expect(words).not.toContain("Your sub-account ");
     await page.screenshot({ path: "/tmp/sb-trail-messages-390.png", fullPage: true });
     await expectNoHorizontalScroll(page, "a grandchild's messages opened from its level");
     await expectAccessible(page, "a grandchild's messages opened from its level");
@@ -123,6 +131,12 @@ describeInBrowser("console in the browser: a reseller reads its sub-accounts' me
     const cards = page.getByRole("list", { name: "Refused sends" }).getByRole("listitem");
     await expect.poll(() => cards.count()).toBe(1);
     await page.getByTestId("subaccount-filter").screenshot({ path: "/tmp/sb-trail-refusals-390.png" });
+    expect(await page.getByTestId("subaccount-trail").textContent()).toBe(
+      `Your sub-accounts › ${mid.username} › ${leaf.username} › refused sends`,
+    );
+    expect(await page.getByTestId("subaccount-filter").textContent()).toContain(
+      `${leaf.username}'s refused sends (a sub-account of ${mid.username}) · `,
+    );
     await expectNoHorizontalScroll(page, "a grandchild's refused sends opened from its level");
     await expectAccessible(page, "a grandchild's refused sends opened from its level");
     await page.getByLabel("Error code").fill("invalid_sender_id");
@@ -146,6 +160,58 @@ describeInBrowser("console in the browser: a reseller reads its sub-accounts' me
     }
     await page.getByTestId("subaccount-filter").getByRole("link", { name: "Your sub-accounts" }).click();
     await page.getByRole("heading", { name: "Sub-accounts", exact: true }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("leads back from the account's own messages, refused sends and a message to its own list it was opened from, at 390 px", async () => {
+    const { page, context, problems } = await phonePage(
+      top,
+      `/subaccounts?via=${mid.username}&subaccount=${leaf.username}`,
+    );
+    const ownList = page.getByRole("heading", { name: `Sub-accounts of ${leaf.username}` });
+    await ownList.waitFor();
+    await noneLoading(page);
+    const backToOwn = page
+      .getByTestId("subaccount-filter")
+      .getByRole("link", { name: `${leaf.username}'s sub-accounts` });
+
+    await page.getByRole("link", { name: `${leaf.username}'s messages` }).click();
+    await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
+    expect(new URL(page.url()).search).toBe(`?via=${mid.username}&subaccount=${leaf.username}&back=own`);
+    await noneLoading(page);
+    await page.screenshot({ path: "/tmp/sb-trail-own-messages-390.png", fullPage: true });
+    await expectNoHorizontalScroll(page, "a grandchild's messages opened from its own list");
+    await expectAccessible(page, "a grandchild's messages opened from its own list");
+    // A filter and a message's Back keep the way back.
+    await page.getByLabel("Status", { exact: true }).selectOption("failed");
+    await expect.poll(() => new URL(page.url()).searchParams.get("status")).toBe("failed");
+    expect(new URL(page.url()).searchParams.get("back")).toBe("own");
+    await page.locator("table.messages tbody tr").first().getByRole("link").click();
+    await page.getByRole("heading", { name: `Message to ${FAILS}` }).waitFor();
+    await page.getByRole("link", { name: "Back to the messages" }).click();
+    await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
+    await backToOwn.click();
+    await ownList.waitFor();
+
+    await page.getByRole("link", { name: "its refused sends" }).click();
+    await page.getByRole("heading", { name: `Refusals of ${leaf.username}` }).waitFor();
+    await page.getByRole("list", { name: "Refused sends" }).getByRole("listitem").first().waitFor();
+    await page.getByTestId("subaccount-filter").getByRole("link", { name: "its messages" }).click();
+    await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
+    await backToOwn.click();
+    await ownList.waitFor();
+    expect(problems).toEqual([]);
+
+    // The shared link without `back`, or with one hand-edited, leads to the list that holds it.
+    for (const back of ["", "&back=OWN", "&back=mid"]) {
+      await page.goto(`/refusals?via=${mid.username}&subaccount=${leaf.username}${back}`);
+      await page.getByRole("heading", { name: `Refusals of ${leaf.username}` }).waitFor();
+      const holder = page
+        .getByTestId("subaccount-filter")
+        .getByRole("link", { name: `${mid.username}'s sub-accounts` });
+      expect(await holder.getAttribute("href"), back).toBe(`/subaccounts?subaccount=${mid.username}`);
+    }
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

@@ -13,7 +13,7 @@ import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
 import { useAccountZone } from "./account-zone.js";
 import { ChainSection } from "./MessageChain.js";
 import { OperatorMessageFacts } from "./message-facts.js";
-import { trailFrom, trailLink } from "./subaccount-trail.js";
+import { trailFrom, trailLink, type WayBack, wayBackOf } from "./subaccount-trail.js";
 
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
 
@@ -53,21 +53,28 @@ function refundWords(
 
 export default function MessagePage({ params }: { params: Record<string, string> }) {
   const id = params.id ?? "";
-  const via = useLocation().query.getAll("via");
-  return <MessageView path={`/api/v2/messages/${encodeURIComponent(id)}`} back="/messages" via={via} />;
+  const { query } = useLocation();
+  return (
+    <MessageView
+      path={`/api/v2/messages/${encodeURIComponent(id)}`}
+      back="/messages"
+      via={query.getAll("via")}
+      wayBack={wayBackOf(query)}
+    />
+  );
 }
 
 /**
  * A reseller's page of a message of an account below it (the last of `trail`): whose it is, and the
  * way to its other messages.
  */
-function SubAccountFact({ trail }: { trail: readonly string[] }) {
+function SubAccountFact({ trail, wayBack }: { trail: readonly string[]; wayBack: WayBack }) {
   return (
     <>
       <dt>Sub-account</dt>
       <dd data-testid="message-subaccount">
-        <Link to={trailLink("/messages", trail)}>{trail.at(-1)}</Link> (its messages) ·{" "}
-        <Link to={trailLink("/refusals", trail)}>its refused sends</Link>
+        <Link to={trailLink("/messages", trail, wayBack)}>{trail.at(-1)}</Link> (its messages) ·{" "}
+        <Link to={trailLink("/refusals", trail, wayBack)}>its refused sends</Link>
       </dd>
     </>
   );
@@ -76,7 +83,7 @@ function SubAccountFact({ trail }: { trail: readonly string[] }) {
 /**
  * One message from `path` (the account's route, or the operator's, whose answer names the account
  * too), with a link `back` to the list it came from; a sub-account's message links back to its
- * messages, `via` the accounts above it (the trail its list was opened with). The operator's
+ * messages, `via` the accounts above it (the trail its list was opened with, and its `wayBack`). The operator's
  * (`operator`) does not read /api/v2/webhooks: those are the operator's own settings, not the
  * message's account's, and operator_support may not read them (a 403 in the browser's console).
  */
@@ -85,11 +92,13 @@ export function MessageView({
   back,
   operator = false,
   via = [],
+  wayBack = "holder",
 }: {
   path: string;
   back: string;
   operator?: boolean;
   via?: readonly string[];
+  wayBack?: WayBack;
 }) {
   const session = useSignedIn();
   const detail = useQuery({
@@ -113,7 +122,7 @@ export function MessageView({
   if (!detail.data) return <Busy />;
   const { message, cost, carrier, parts, timeline, webhooks, subaccount } = detail.data;
   const trail = trailFrom(subaccount, via);
-  const backTo = subaccount ? trailLink("/messages", trail) : back;
+  const backTo = subaccount ? trailLink("/messages", trail, wayBack) : back;
   // A carrier's refusal at submit keeps its connector, with no id of the carrier's.
   const refusedAtSubmit = message.status === "failed" && carrier.connector !== null && !carrier.vendor_message_id;
   return (
@@ -147,7 +156,7 @@ export function MessageView({
             </dd>
           </>
         ) : null}
-        {subaccount ? <SubAccountFact trail={trail} /> : null}
+        {subaccount ? <SubAccountFact trail={trail} wayBack={wayBack} /> : null}
         <dt>Message id</dt>
         <dd>
           <code>{message.message_id}</code>

@@ -3,7 +3,8 @@
 // (channel, status, a date or a time of day) applies at once; the search text when it is searched.
 // ?subaccount= (a reseller's link from Sub-accounts, `via` the levels above it) lists that
 // sub-account's messages instead (any account below the reseller), each opening its message page,
-// with links to its refused sends and back to the list of sub-accounts that holds it.
+// under its trail from the top, with links to its refused sends and back to the list of
+// sub-accounts that holds it (with `back=own`, its own list the link came from).
 // A search by number links to the refusals to that number (a refused send is not a message); a
 // search by message id that lists nothing offers its page, which finds a sub-account's message too.
 import { useQuery } from "@tanstack/react-query";
@@ -17,7 +18,7 @@ import { BoundFields } from "../time-filter.js";
 import type { MessagePage } from "../types.js";
 import { Busy, CursorPager, ErrorNotice, Field, PageTitle, StatusBadge } from "../ui.js";
 import { RefusedSendsNote } from "./Refusals.js";
-import { BackToTree, trailLink, trailOf, viaPath } from "./subaccount-trail.js";
+import { BackToTree, ofSubAccount, TreeTrail, trailLink, trailOf, viaPath, wayBackOf } from "./subaccount-trail.js";
 
 const STATUSES = ["", "scheduled", "queued", "submitted", "delivered", "failed", "cancelled", "sent", "read"];
 const CHANNELS = ["", "sms", "whatsapp", "email", "voice"];
@@ -45,6 +46,7 @@ export default function Messages() {
     subaccount: query.get("subaccount") ?? "",
   };
   const trail = trailOf(query);
+  const wayBack = wayBackOf(query);
   const searched = searchFilter(filters.q);
   const [draft, setDraft] = useState(filters);
   const [cursors, setCursors] = useState<string[]>([]);
@@ -66,7 +68,7 @@ export default function Messages() {
   const show = (next: typeof draft) => {
     setDraft(next);
     setCursors([]);
-    navigate(withQuery(next.subaccount ? viaPath("/messages", trail) : "/messages", next));
+    navigate(withQuery(next.subaccount ? viaPath("/messages", trail, wayBack) : "/messages", next));
   };
   const apply = (event: FormEvent) => {
     event.preventDefault();
@@ -76,10 +78,11 @@ export default function Messages() {
   return (
     <>
       <PageTitle>{filters.subaccount ? `Messages of ${filters.subaccount}` : "Messages"}</PageTitle>
+      {trail.length > 0 ? <TreeTrail trail={trail} page="messages" /> : null}
       {filters.subaccount ? (
         <p data-testid="subaccount-filter">
-          Your sub-account {filters.subaccount}'s messages ·{" "}
-          <Link to={trailLink("/refusals", trail)}>its refused sends</Link> · <BackToTree trail={trail} /> ·{" "}
+          {ofSubAccount(trail, "messages")} · <Link to={trailLink("/refusals", trail, wayBack)}>its refused sends</Link>{" "}
+          · <BackToTree trail={trail} wayBack={wayBack} /> ·{" "}
           <a
             href="/messages"
             onClick={(event) => {
@@ -173,7 +176,7 @@ export default function Messages() {
                 {list.data.data.map((message) => (
                   <tr key={message.message_id}>
                     <td>
-                      <Link to={viaPath(`/messages/${message.message_id}`, trail)}>
+                      <Link to={viaPath(`/messages/${message.message_id}`, trail, wayBack)}>
                         {formatTime(message.created_at, session.time_zone)}
                       </Link>
                     </td>

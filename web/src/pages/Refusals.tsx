@@ -3,7 +3,8 @@
 // its family wrote it, why), so the page reads on a phone without scrolling sideways. The
 // operator's page (operator/Refusals.tsx) uses the same filters and cards. ?subaccount= (a
 // reseller's link from Sub-accounts or a sub-account's messages, `via` the levels above it) lists
-// that sub-account's refusals instead, with the way back to the list of sub-accounts that holds it.
+// that sub-account's refusals instead, under its trail from the top, with the way back to the list
+// of sub-accounts that holds it (with `back=own`, its own list the link came from).
 import type { ReactNode } from "react";
 import { CursorList, type FilterField, FilterForm, type Filters, useQueryFilters } from "../filters.js";
 import { formatTime, zoneLabel } from "../format.js";
@@ -11,7 +12,7 @@ import { Link, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { Refusal } from "../types.js";
 import { PageTitle } from "../ui.js";
-import { BackToTree, trailLink, trailOf, viaPath } from "./subaccount-trail.js";
+import { BackToTree, ofSubAccount, TreeTrail, trailLink, trailOf, viaPath, wayBackOf } from "./subaccount-trail.js";
 
 const PAGE = 25;
 
@@ -125,14 +126,17 @@ export default function Refusals() {
   // search stays in the sub-account's, and its way back where it was.
   const filters = useQueryFilters([...REFUSAL_FILTERS.map((field) => field.name), "subaccount"]);
   const sub = filters.subaccount;
-  const trail = trailOf(useLocation().query);
+  const { query } = useLocation();
+  const trail = trailOf(query);
+  const wayBack = wayBackOf(query);
   return (
     <>
       <PageTitle>{sub ? `Refusals of ${sub}` : "Refusals"}</PageTitle>
+      {trail.length > 0 ? <TreeTrail trail={trail} page="refused sends" /> : null}
       {sub ? (
         <p data-testid="subaccount-filter">
-          Your sub-account {sub}'s refused sends · <Link to={trailLink("/messages", trail)}>its messages</Link> ·{" "}
-          <BackToTree trail={trail} /> · <Link to="/refusals">Your own refusals</Link>
+          {ofSubAccount(trail, "refused sends")} · <Link to={trailLink("/messages", trail, wayBack)}>its messages</Link>{" "}
+          · <BackToTree trail={trail} wayBack={wayBack} /> · <Link to="/refusals">Your own refusals</Link>
         </p>
       ) : null}
       <p>
@@ -140,7 +144,7 @@ export default function Refusals() {
         Kept 30 days by default.
       </p>
       <FilterForm
-        page={viaPath("/refusals", trail)}
+        page={viaPath("/refusals", trail, wayBack)}
         filters={filters}
         fields={REFUSAL_FILTERS}
         idPrefix="refusal"

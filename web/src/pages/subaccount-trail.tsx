@@ -1,8 +1,8 @@
 // Where an account below the reader sits in its tree, carried in the query string so that a page
 // of it can be shared: `subaccount` the account, `via` each account above it from the first level
-// down. Its pages (sub-accounts, messages, refused sends, SMPP binds) link each other with it and
-// lead back to the list that holds it; a trail no tree can have leads back to the reader's own.
-import { withQuery } from "../api.js";
+// down. Its pages (sub-accounts, messages, refused sends, SMPP binds) link each other with it, show
+// it from the top (TreeTrail) and lead back to the list that holds it, or with `back=own` to the
+// account's own list they were opened from; a trail no tree can have leads back to the reader's own.
 import { Link } from "../router.js";
 
 /** As deep as the gateway follows a tree of resellers (MAX_DEPTH of src/domain/accounts/). */
@@ -32,17 +32,36 @@ export function trailOf(query: URLSearchParams): string[] {
   return trailFrom(query.get("subaccount"), query.getAll("via"));
 }
 
-/** `path` with the accounts above the last of `trail` as `via`: the page adds `subaccount` itself. */
-export function viaPath(path: string, trail: readonly string[]): string {
+/**
+ * Where a page of the last account of a trail leads back to: the list that holds it, or (`own`)
+ * the account's own list of sub-accounts, the page it was opened from (`back=own` in its query).
+ */
+export type WayBack = "holder" | "own";
+
+/** The way back a page's query string asks for; anything but `back=own` is the list that holds it. */
+export function wayBackOf(query: URLSearchParams): WayBack {
+  return query.get("back") === "own" ? "own" : "holder";
+}
+
+/** The query of a page of the last account of `trail`: `via`, then `subaccount` unless `account` is false, then `back`. */
+function trailQuery(trail: readonly string[], wayBack: WayBack, account: boolean): string {
   const params = new URLSearchParams();
   for (const name of trail.slice(0, -1)) params.append("via", name);
-  const text = params.toString();
+  if (account && trail.length > 0) params.set("subaccount", trail.at(-1) ?? "");
+  if (wayBack === "own" && trail.length > 0) params.set("back", "own");
+  return params.toString();
+}
+
+/** `path` with the accounts above the last of `trail` as `via` (and its way back): the page adds `subaccount` itself. */
+export function viaPath(path: string, trail: readonly string[], wayBack: WayBack = "holder"): string {
+  const text = trailQuery(trail, wayBack, false);
   return text ? `${path}?${text}` : path;
 }
 
 /** `path` (messages, refusals, SMPP binds, sub-accounts) of the last account of `trail`. */
-export function trailLink(path: string, trail: readonly string[]): string {
-  return withQuery(viaPath(path, trail), { subaccount: trail.at(-1) });
+export function trailLink(path: string, trail: readonly string[], wayBack: WayBack = "holder"): string {
+  const text = trailQuery(trail, wayBack, true);
+  return text ? `${path}?${text}` : path;
 }
 
 /** The list of the sub-accounts of the last account of `trail`; the reader's own for an empty trail. */
@@ -50,14 +69,58 @@ export function treeLink(trail: readonly string[]): string {
   return trailLink("/subaccounts", trail);
 }
 
-/** The way back from a page of the last account of `trail` to the list that holds it, named for whose it is. */
-export function BackToTree({ trail }: { trail: readonly string[] }) {
-  const above = trail.slice(0, -1);
+/**
+ * What a page of the last account of `trail` shows (`what`: "messages", "refused sends"), in words
+ * true at any depth: "your sub-account" only for one of the reader's own, else whose it is below.
+ */
+export function ofSubAccount(trail: readonly string[], what: string): string {
+  const name = trail.at(-1) ?? "";
+  const parent = trail.at(-2);
+  return parent === undefined ? `Your sub-account ${name}'s ${what}` : `${name}'s ${what} (a sub-account of ${parent})`;
+}
+
+/**
+ * The way back from a page of the last account of `trail`, named for whose list it is: the list
+ * that holds the account, or its own (`wayBack` own).
+ */
+export function BackToTree({ trail, wayBack = "holder" }: { trail: readonly string[]; wayBack?: WayBack }) {
+  const list = wayBack === "own" ? trail : trail.slice(0, -1);
   return (
-    <Link to={treeLink(above)}>
-      {above.length === 0 ? "Your" : `${above.at(-1)}'s`}{" "}
+    <Link to={treeLink(list)}>
+      {list.length === 0 ? "Your" : `${list.at(-1)}'s`}{" "}
       {/* Not broken at its hyphen on a narrow screen, "sub-" on one line and "accounts" on the next. */}
       <span style={{ whiteSpace: "nowrap" }}>sub-accounts</span>
     </Link>
+  );
+}
+
+/**
+ * The levels from the reader's own list down to the last account of `trail`, each a link to its list
+ * of sub-accounts; the current page (`page`, e.g. "messages") last, or without one the account's own list.
+ */
+export function TreeTrail({ trail, page }: { trail: readonly string[]; page?: string }) {
+  const here = (text: string) => <span aria-current="page">{text}</span>;
+  return (
+    <nav aria-label="Where in your sub-accounts" data-testid="subaccount-trail">
+      <p>
+        <Link to="/subaccounts">Your sub-accounts</Link>
+        {trail.map((name, level) => (
+          <span key={name}>
+            {" › "}
+            {level === trail.length - 1 && page === undefined ? (
+              here(name)
+            ) : (
+              <Link to={treeLink(trail.slice(0, level + 1))}>{name}</Link>
+            )}
+          </span>
+        ))}
+        {page === undefined ? null : (
+          <span>
+            {" › "}
+            {here(page)}
+          </span>
+        )}
+      </p>
+    </nav>
   );
 }

@@ -1,8 +1,9 @@
 // The sub-accounts of an account below the signed-in reseller (GET /api/v2/subaccounts?subaccount=,
 // any depth): read only, since each is managed by its own parent. The trail names the levels
 // from the reseller's own list down to it, each a link back up; a name opens its messages (its row
-// its refused sends and SMPP binds too), a count of sub-accounts the next level down. Another
-// tree's name is the API's 404, in words.
+// its refused sends and SMPP binds too), a count of sub-accounts the next level down. The line
+// above the table opens the account's own messages, refused sends and binds, which lead back here.
+// Another tree's name is the API's 404, in words.
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { paged } from "../api.js";
@@ -12,7 +13,7 @@ import { canDo, useSignedIn } from "../session.js";
 import type { SubAccount } from "../types.js";
 import { Busy, ErrorNotice, Pager, PageTitle } from "../ui.js";
 import { belowParentOf, SubAccountTable } from "./subaccount-table.js";
-import { trailLink, treeLink } from "./subaccount-trail.js";
+import { TreeTrail, trailLink } from "./subaccount-trail.js";
 
 const PER_PAGE = 25;
 
@@ -32,33 +33,19 @@ export function SubAccountsBelow({ trail }: { trail: readonly string[] }) {
   return (
     <>
       <PageTitle>Sub-accounts of {parent}</PageTitle>
-      <nav aria-label="Where in your sub-accounts" data-testid="subaccount-trail">
-        <p>
-          <Link to="/subaccounts">Your sub-accounts</Link>
-          {trail.map((name, level) => (
-            <span key={name}>
-              {" › "}
-              {level === trail.length - 1 ? (
-                <span aria-current="page">{name}</span>
-              ) : (
-                <Link to={treeLink(trail.slice(0, level + 1))}>{name}</Link>
-              )}
-            </span>
-          ))}
-        </p>
-      </nav>
+      <TreeTrail trail={trail} />
       <p>
         {parent}'s own customers. You read them here; {parent} sets their prices, gives them credits and keys, and
         suspends them.
         {canDo(session, "read") ? (
           <>
             {" "}
-            <Link to={trailLink("/messages", trail)}>{parent}'s messages</Link> ·{" "}
-            <Link to={trailLink("/refusals", trail)}>its refused sends</Link>
+            <Link to={trailLink("/messages", trail, "own")}>{parent}'s messages</Link> ·{" "}
+            <Link to={trailLink("/refusals", trail, "own")}>its refused sends</Link>
             {canDo(session, "develop") ? (
               <>
                 {" "}
-                · <Link to={trailLink("/settings/smpp", trail)}>its SMPP binds</Link>
+                · <Link to={trailLink("/settings/smpp", trail, "own")}>its SMPP binds</Link>
               </>
             ) : null}
           </>
