@@ -178,22 +178,22 @@ export class RollupChanges {
   async writeNow(store: Store, trx: Db): Promise<void> {
     if (this.rows.size === 0) return;
     const changed = [...rollupRows(this.rows)]
-      .filter(([, sums]) => sums.some((n) => n !== 0))
-      .sort(([a], [b]) => (a < b ? -1 : 1));
+      .filter(([, row]) => row.sums.some((n) => n !== 0))
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, row]) => row);
     this.rows.clear();
     if (changed.length === 0) return;
     if (store.engine === "sqlite") {
-      for (const [key, sums] of changed) {
+      for (const { values, sums } of changed) {
         const latency = sums.some((n, i) => i >= COUNTS && n !== 0);
         await store
           .statement(latency ? UPSERT_ALL : UPSERT_COUNTS)
-          .run(trx, [...keyValues(key), ...(latency ? sums : sums.slice(0, COUNTS))]);
+          .run(trx, [...values, ...(latency ? sums : sums.slice(0, COUNTS))]);
       }
       return;
     }
-    const keys = changed.map(([key]) => keyValues(key));
-    const columns = [0, 1, 2, 3, 4].map((i) => keys.map((key) => key[i]));
-    const sums = Array.from({ length: WIDTH }, (_, i) => changed.map(([, row]) => row[i]));
+    const columns = [0, 1, 2, 3, 4].map((i) => changed.map((row) => row.values[i]));
+    const sums = Array.from({ length: WIDTH }, (_, i) => changed.map((row) => row.sums[i]));
     await store.statement(UPSERT_ARRAYS).run(trx, [...columns, ...sums]);
   }
 }
@@ -210,41 +210,44 @@ class RollupShare implements CommitShare {
   }
 }
 
+/** A rollup row: its key's columns (span, dim, bucket, account_id, value) and its sums. */
+interface RollupRow {
+  values: [span: string, dim: string, bucket: number, account: number, value: string];
+  sums: number[];
+}
+
 /**
  * The rollup rows of summed message keys (RollupChanges.add): each key's sums in its quarter's and
  * day's rows of the account as a whole and by connector, route, prefix and error, in the
- * operator's rows by prefix, and in the quarter's row of every account. Keyed as keyValues reads.
+ * operator's rows by prefix, and in the quarter's row of every account. Keyed by the row's columns
+ * joined, the order rows are written in.
  */
-function rollupRows(byMessageKey: Map<string, number[]>): Map<string, number[]> {
-  const rows = new Map<string, number[]>();
-  const count = (key: string, sums: number[]) => {
+function rollupRows(byMessageKey: Map<string, number[]>): Map<string, RollupRow> {
+  const rows = new Map<string, RollupRow>();
+  const count = (values: RollupRow["values"], sums: number[]) => {
+    const key = values.join("\u0000");
     const row = rows.get(key);
-    if (!row) rows.set(key, [...sums]);
-    else for (let i = 0; i < WIDTH; i++) row[i]! += sums[i]!;
+    if (!row) rows.set(key, { values, sums: [...sums] });
+    else for (let i = 0; i < WIDTH; i++) row.sums[i]! += sums[i]!;
   };
   for (const [key, sums] of byMessageKey) {
-    const [q = "0", account = "0", connector = "", route = "", prefix = "", error = ""] = key.split("\u0000");
-    const d = Math.floor(Number(q) / DAY_MS) * DAY_MS;
+    const [q = "0", id = "0", connector = "", route = "", prefix = "", error = ""] = key.split("\u0000");
+    const [quarter, account] = [Number(q), Number(id)];
+    const day = Math.floor(quarter / DAY_MS) * DAY_MS;
     for (const [span, bucket] of [
-      ["q", q],
-      ["d", d],
+      ["q", quarter],
+      ["d", day],
     ] as const) {
-      count(`${span}\u0000\u0000${bucket}\u0000${account}\u0000`, sums);
-      count(`${span}\u0000connector\u0000${bucket}\u0000${account}\u0000${connector}`, sums);
-      count(`${span}\u0000route\u0000${bucket}\u0000${account}\u0000${route}`, sums);
-      count(`${span}\u0000prefix\u0000${bucket}\u0000${account}\u0000${prefix}`, sums);
-      count(`${span}\u0000error_code\u0000${bucket}\u0000${account}\u0000${error}`, sums);
-      count(`${span}\u0000*prefix\u0000${bucket}\u00000\u0000${prefix}`, sums);
+      count([span, "", bucket, account, ""], sums);
+      count([span, "connector", bucket, account, connector], sums);
+      count([span, "route", bucket, account, route], sums);
+      count([span, "prefix", bucket, account, prefix], sums);
+      count([span, "error_code", bucket, account, error], sums);
+      count([span, "*prefix", bucket, 0, prefix], sums);
     }
-    count(`q\u0000*\u0000${q}\u00000\u0000`, sums);
+    count(["q", "*", quarter, 0, ""], sums);
   }
   return rows;
-}
-
-/** A rollup row's key as its columns' values: span, dim, bucket, account_id, value. */
-function keyValues(key: string): [string, string, number, number, string] {
-  const [span = "", dim = "", bucket = "0", account = "0", value = ""] = key.split("\u0000");
-  return [span, dim, Number(bucket), Number(account), value];
 }
 
 const KEY_COLUMNS = "span, dim, bucket, account_id, value";
