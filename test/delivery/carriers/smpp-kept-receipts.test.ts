@@ -6,7 +6,9 @@
 // - a failed receipt with an err: code (UNDELIV, err 633, whose reason the gateway refunds)
 //   kept early, and the report of one kept in early_reports by a process gone before it applied
 //   it, must leave the message as the same receipt on time does: failed, the same error code,
-//   reason, carrier code and message, and one refund noting that reason.
+//   reason, carrier code and message, and one refund noting that reason;
+// - processes keeping receipts past a connector's most at once each count only the receipts they
+//   dropped, and none waits for another's.
 import type { AddressInfo } from "node:net";
 import type { Pdu, Session } from "smpp";
 import smpp from "smpp";
@@ -14,11 +16,13 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { systemClock } from "../../../src/base/core/clock.js";
 import { createMetrics } from "../../../src/base/runtime/metrics.js";
 import { reportReasonOptions } from "../../../src/delivery/carriers/error-code-book.js";
+import { type KeptReceipt, keepReceipts } from "../../../src/delivery/carriers/smpp/early-receipts.js";
 import { reportOf } from "../../../src/delivery/carriers/smpp/finished-parts.js";
 import { ReportIngester } from "../../../src/delivery/dispatch/reports.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
+import { keepsAtOnce } from "../../helpers/keeps-at-once.js";
 import { captureLogs } from "../../helpers/log-capture.js";
 
 const ENV = { REFUND_CARRIER_REASONS: "dlt_template_mismatch" };
@@ -252,4 +256,50 @@ describeEachEngine("SMPP receipts and reports kept before their part was stored"
     expect(await outcome(fromTable.messageId)).toEqual(expected);
     expect(await store.db.selectFrom("early_reports").selectAll().execute()).toEqual([]);
   }, 60_000);
+
+  it("counts each kept receipt dropped past a connector's most once when processes keep receipts at once", async () => {
+    const { store } = gateway.db;
+    // No connector of this name runs: no sweep reads its kept receipts meanwhile.
+    const connector = "bounded-smsc";
+    const most = 4;
+    const bound = { engine, max: most };
+    const at = Date.now();
+    const receipt = (id: string, receivedAt: number): KeptReceipt => ({
+      upstreamId: id,
+      status: "delivered",
+      stat: "DELIVRD",
+      err: "000",
+      doneAt: receivedAt,
+      receivedAt,
+    });
+    const kept = async () =>
+      (
+        await store.db
+          .selectFrom("early_receipts")
+          .select("upstream_id")
+          .where("connector", "=", connector)
+          .orderBy("upstream_id")
+          .execute()
+      ).map((row) => row.upstream_id);
+    await store.transaction((trx) =>
+      keepReceipts(
+        trx,
+        connector,
+        [0, 1, 2, 3].map((i) => receipt(`full-${i}`, at + i)),
+        bound,
+      ),
+    );
+    // Four processes keep two receipts each: each finds the connector two past its most.
+    const { answers, waited } = await keepsAtOnce(store, 4, (trx, i) =>
+      keepReceipts(trx, connector, [receipt(`p${i}-a`, at + 10 + i), receipt(`p${i}-b`, at + 10 + i)], bound),
+    );
+    const left = await kept();
+    // Each receipt kept is still there or was dropped, and counted, by exactly one of them.
+    expect({ dropped: answers.reduce((sum, n) => sum + n, 0), left: left.length, waited }).toEqual({
+      dropped: 12 - left.length,
+      left: most,
+      waited: 0,
+    });
+    expect(left.filter((id) => id.startsWith("full-"))).toEqual([]);
+  });
 });

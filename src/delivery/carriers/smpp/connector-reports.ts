@@ -93,7 +93,7 @@ export class ConnectorReports {
         );
         const { ordered, index } = firstReceiptsFirst(this.name, receipts, kept);
         const applied = await applyReceipts(store, trx, this.name, ordered, this.now());
-        const dropped = await settleKept(trx, this.name, ordered, applied.outcomes);
+        const dropped = await settleKept(trx, store.engine, this.name, ordered, applied.outcomes);
         return { reports: applied.reports, outcomes: index.map((i) => applied.outcomes[i]!), dropped };
       });
       if (dropped > 0) {

@@ -10,6 +10,8 @@
 // took applies, in whichever process applies either (the same rule as early reports,
 // domain/messages/early-reports.ts firstReportsFirst): the kept one, which is the first of its
 // id, goes before any other of its id.
+import { dropOldestPastMax, type RowBound } from "../../../base/store/bounded-table.js";
+import type { Engine } from "../../../base/store/engine.js";
 import type { EarlyReceiptsTable } from "../../../base/store/schema.js";
 import type { Db, Store } from "../../../base/store/store.js";
 import { type DeliveryReport, firstReportsFirst, reportKeyOf } from "../../../domain/messages/index.js";
@@ -27,13 +29,14 @@ export const KEEP_RECEIPT_MS = 72 * 3600_000;
 
 /**
  * Keeps receipts that named no stored part (in the caller's transaction); the first of an id is
- * kept. Answers how many of the connector's oldest were dropped to stay within `max`.
+ * kept. Answers how many of the connector's oldest this transaction dropped to stay within `max`
+ * (dropOldestPastMax: a receipt another process drops at the same time is its count).
  */
 export async function keepReceipts(
   trx: Db,
   connector: string,
   receipts: KeptReceipt[],
-  max = MAX_KEPT_PER_CONNECTOR,
+  bound: RowBound,
 ): Promise<number> {
   if (receipts.length === 0) return 0;
   // The first of an id in the group, as the table keeps the first of an id across groups.
@@ -54,27 +57,12 @@ export async function keepReceipts(
     )
     .onConflict((oc) => oc.columns(["connector", "upstream_id"]).doNothing())
     .execute();
-  const { n } = await trx
-    .selectFrom("early_receipts")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("connector", "=", connector)
-    .executeTakeFirstOrThrow();
-  const excess = Number(n) - max;
-  if (excess <= 0) return 0;
-  const oldest = await trx
-    .selectFrom("early_receipts")
-    .select("upstream_id")
-    .where("connector", "=", connector)
-    .orderBy("received_at")
-    .orderBy("upstream_id")
-    .limit(excess)
-    .execute();
-  await forgetReceipts(
+  const dropped = await dropOldestPastMax(
     trx,
-    connector,
-    oldest.map((row) => row.upstream_id),
+    { table: "early_receipts", key: ["upstream_id"], scope: { connector } },
+    bound,
   );
-  return oldest.length;
+  return dropped.length;
 }
 
 /**
@@ -84,6 +72,7 @@ export async function keepReceipts(
  */
 export async function settleKept(
   trx: Db,
+  engine: Engine,
   connector: string,
   receipts: readonly (Receipt & { keepAt?: number; kept?: boolean })[],
   outcomes: readonly ReceiptOutcome[],
@@ -98,7 +87,7 @@ export async function settleKept(
     }
   });
   if (forget.length > 0) await forgetReceipts(trx, connector, forget);
-  return keepReceipts(trx, connector, keep);
+  return keepReceipts(trx, connector, keep, { engine, max: MAX_KEPT_PER_CONNECTOR });
 }
 
 /**
