@@ -259,7 +259,7 @@ export class ReportIngester {
           trx,
           fresh.map((w) => w.report),
           clock.now().getTime(),
-          max,
+          { engine: store.engine, max },
         );
       }
       // Kept ones that applied now (or met a message already past `submitted`, or one due only

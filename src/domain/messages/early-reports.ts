@@ -7,6 +7,7 @@
 // gave another message before (aggregators reuse ids, some count from 1 again every day) or one
 // guessed ahead, and would otherwise fail or deliver the next message given that id.
 import { sql } from "kysely";
+import { dropOldestPastMax, type RowBound } from "../../base/store/bounded-table.js";
 import { type KeptReportForm, keptReportOfOldForm } from "../../base/store/kept-report-form.js";
 import type { EarlyReportsTable } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
@@ -77,14 +78,14 @@ function byConnector<T extends ReportKey>(items: T[]): Map<string, T[]> {
  * Keeps reports that matched no message yet (in the transaction that found none, so before the
  * carrier hears they were taken), each as of its `keptSince`: the first report of an id is kept,
  * as the carrier gave it (unclassified: keptFormOf).
- * A connector keeps at most `maxPerConnector`: past it, its oldest are dropped. Answers how many
- * were dropped.
+ * A connector keeps at most `max`: past it, its oldest are dropped. Answers how many this
+ * transaction dropped (dropOldestPastMax: a report another process drops at the same time is its count).
  */
 export async function keepEarlyReports(
   trx: Db,
   reports: DeliveryReport[],
   now: number,
-  maxPerConnector: number,
+  bound: RowBound,
 ): Promise<number> {
   let dropped = 0;
   for (const [connector, list] of byConnector(reports)) {
@@ -104,26 +105,12 @@ export async function keepEarlyReports(
         .onConflict((oc) => oc.columns(["connector", "upstream_id"]).doNothing())
         .execute();
     }
-    const { n } = await trx
-      .selectFrom("early_reports")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("connector", "=", connector)
-      .executeTakeFirstOrThrow();
-    const excess = Number(n) - maxPerConnector;
-    if (excess <= 0) continue;
-    const oldest = trx
-      .selectFrom("early_reports")
-      .select("upstream_id")
-      .where("connector", "=", connector)
-      .orderBy("received_at")
-      .orderBy("upstream_id")
-      .limit(excess);
-    const result = await trx
-      .deleteFrom("early_reports")
-      .where("connector", "=", connector)
-      .where("upstream_id", "in", oldest)
-      .executeTakeFirst();
-    dropped += Number(result.numDeletedRows);
+    const oldest = await dropOldestPastMax(
+      trx,
+      { table: "early_reports", key: ["upstream_id"], scope: { connector } },
+      bound,
+    );
+    dropped += oldest.length;
   }
   return dropped;
 }

@@ -1,16 +1,20 @@
 // What an outsider can do with the http-sms delivery-report URL (issue 36), through the real
 // server on both engines: names of no connector cost no memory; every field a report stores is
 // bounded at the door; a report the database refuses fails no other; a connector keeps a bounded
-// number of reports for ids no message carries, and retrying them costs a bounded amount of work;
+// number of reports for ids no message carries (processes keeping them at once each count what
+// they dropped, wait for none of the others and never deadlock with one applying a kept report),
+// and retrying them costs a bounded amount of work;
 // a report that came before its message was due is never applied to it.
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Clock } from "../../../src/base/core/clock.js";
+import { type DeliveryReport, forgetEarlyReports, keepEarlyReports } from "../../../src/domain/messages/index.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { MiB, settledHeap } from "../../helpers/heap.js";
+import { keepsAtOnce } from "../../helpers/keeps-at-once.js";
 import { RawConnection } from "../../helpers/raw-http.js";
 import { sendSms, waitForStatus } from "../../helpers/sms.js";
 import { FakeAggregator } from "./fake-aggregator.js";
@@ -158,6 +162,74 @@ describeEachEngine("http-sms delivery-report callbacks from outsiders", (engine)
     expect(await kept("capped")).toEqual(Array.from({ length: 100 }, (_, i) => `c-${String(i + 50).padStart(3, "0")}`));
     expect(await kept("other")).toEqual(["other-1"]);
     expect((await metric('switchboard_early_reports_dropped_total{reason="over_limit"}')) - dropped).toBe(50);
+  });
+
+  it("counts each report dropped past a connector's most once, none waiting, when processes keep reports at once", async () => {
+    const { store } = gateway().db;
+    // No connector of this name: only the test's keeps touch its reports.
+    const name = "bounded-at-once";
+    const most = 4;
+    const bound = { engine, max: most };
+    const at = clock.now().getTime();
+    const early = (id: string, keptSince: number): DeliveryReport => ({
+      connector: name,
+      upstreamId: id,
+      status: "delivered",
+      at: keptSince,
+      keptSince,
+    });
+    const full = [0, 1, 2, 3].map((i) => early(`full-${i}`, at + i));
+    await store.transaction((trx) => keepEarlyReports(trx, full, at, bound));
+    // Four processes keep two reports each: each finds the connector two past its most.
+    const { answers, waited } = await keepsAtOnce(store, 4, (trx, i) =>
+      keepEarlyReports(trx, [early(`p${i}-a`, at + 10 + i), early(`p${i}-b`, at + 10 + i)], at, bound),
+    );
+    const left = await kept(name);
+    await store.db.deleteFrom("early_reports").where("connector", "=", name).execute();
+    // Each report kept is still there or was dropped, and counted, by exactly one of them.
+    expect({ dropped: answers.reduce((sum, n) => sum + n, 0), left: left.length, waited }).toEqual({
+      dropped: 12 - left.length,
+      left: most,
+      waited: 0,
+    });
+    expect(left.filter((id) => id.startsWith("full-"))).toEqual([]);
+  });
+
+  it("never deadlocks a process keeping reports with one forgetting a kept report the first would drop", async () => {
+    const { store } = gateway().db;
+    const name = "bounded-forget";
+    const bound = { engine, max: 3 };
+    const at = clock.now().getTime();
+    const early = (id: string, keptSince: number): DeliveryReport => ({
+      connector: name,
+      upstreamId: id,
+      status: "delivered",
+      at: keptSince,
+      keptSince,
+    });
+    // a-x is stored first and first by id, though b-a came before it (kept as of when each came).
+    for (const report of [early("a-x", at + 2), early("b-a", at + 1), early("c-1", at + 3)]) {
+      await store.transaction((trx) => keepEarlyReports(trx, [report], at, bound));
+    }
+    // The first keeps one and drops the oldest, b-a; the second keeps two and drops the two
+    // oldest it may; then the first, still open, forgets a-x (as if it had just applied it).
+    const { answers } = await keepsAtOnce(
+      store,
+      2,
+      (trx, i) =>
+        keepEarlyReports(
+          trx,
+          i === 0 ? [early("t1", at + 10)] : [early("t2-a", at + 11), early("t2-b", at + 11)],
+          at,
+          bound,
+        ),
+      (trx) => forgetEarlyReports(trx, [{ connector: name, upstreamId: "a-x" }]),
+    );
+    const left = await kept(name);
+    await store.db.deleteFrom("early_reports").where("connector", "=", name).execute();
+    // On PostgreSQL the second drops a-x and c-1 (b-a the first holds); on SQLite it starts once
+    // the first has committed, a-x forgotten, and drops c-1.
+    expect({ answers, left }).toEqual({ answers: [1, engine === "postgres" ? 2 : 1], left: ["t1", "t2-a", "t2-b"] });
   });
 
   it("bounds the work of retrying reports for ids no message carries", async () => {
