@@ -37,7 +37,9 @@ export class VoiceSimulatorConnector implements Connector {
   readonly name = VOICE_SIMULATOR_CONNECTOR;
   readonly channel = "voice";
   private steps: Step[] = [];
+  /** Looks for due steps every 10 ms, armed only while some are planned: an idle gateway sleeps. */
   private timer: NodeJS.Timeout | undefined;
+  private started = false;
   private lostTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -52,14 +54,15 @@ export class VoiceSimulatorConnector implements Connector {
 
   async start(): Promise<void> {
     this.ingester.start();
-    this.timer = setInterval(() => this.release(), 10);
-    this.timer.unref();
+    this.started = true;
+    this.armRelease();
     this.lostTimer = setInterval(() => void this.walkLostCalls(), this.options.lostCheckMs ?? LOST_CHECK_MS);
     this.lostTimer.unref();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.started = false;
+    this.disarmRelease();
     clearInterval(this.lostTimer);
     await this.ingester.stop();
   }
@@ -80,7 +83,7 @@ export class VoiceSimulatorConnector implements Connector {
         return { ok: false, retryable: true, code: "throttled", message: "HTTP 429: Simulated provider is busy." };
       }
       const callSid = this.callSidOf(message.id);
-      this.steps.push(...this.plan(message, callSid, now));
+      this.add(this.plan(message, callSid, now));
       return { ok: true, upstreamId: callSid };
     });
   }
@@ -131,6 +134,22 @@ export class VoiceSimulatorConnector implements Connector {
     }
   }
 
+  private add(steps: Step[]): void {
+    this.steps.push(...steps);
+    this.armRelease();
+  }
+
+  private armRelease(): void {
+    if (!this.started || this.timer || this.steps.length === 0) return;
+    this.timer = setInterval(() => this.release(), 10);
+    this.timer.unref();
+  }
+
+  private disarmRelease(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
   private release(): void {
     if (this.steps.length === 0) return;
     const now = this.options.now();
@@ -142,10 +161,11 @@ export class VoiceSimulatorConnector implements Connector {
     }
     if (due.length === 0) return;
     this.steps = later;
+    if (later.length === 0) this.disarmRelease();
     this.ingester.apply(due.map((item) => item.update)).catch((error: unknown) => {
       // A failed transaction (a busy database) must not lose the call's progress: try again shortly.
       this.deps.logger.warn({ err: error }, "storing simulated call statuses failed; retrying");
-      this.steps.push(...due.map((item) => ({ ...item, dueAt: now + RETRY_MS })));
+      this.add(due.map((item) => ({ ...item, dueAt: now + RETRY_MS })));
     });
   }
 
@@ -157,7 +177,7 @@ export class VoiceSimulatorConnector implements Connector {
       const rows = await awaitingReport(this.deps.store, this.name, before, 500);
       const walking = new Set(this.steps.map((s) => s.update.callSid));
       for (const row of rows) {
-        if (row.upstream_id && !walking.has(row.upstream_id)) this.steps.push(...this.plan(row, row.upstream_id, now));
+        if (row.upstream_id && !walking.has(row.upstream_id)) this.add(this.plan(row, row.upstream_id, now));
       }
     } catch (error) {
       this.deps.logger.warn({ err: error }, "looking for lost simulated calls failed");

@@ -36,7 +36,9 @@ export class SimulatorConnector implements Connector {
   private inboundSink: ((messages: InboundSms[]) => Promise<void>) | undefined;
   private inboundCount = 0;
   private pending: PendingReport[] = [];
+  /** Looks for due reports every 10 ms, armed only while some are pending: an idle gateway sleeps. */
   private timer: NodeJS.Timeout | undefined;
+  private started = false;
   private readonly now: () => number;
 
   constructor(private readonly options: SimulatorOptions) {
@@ -73,13 +75,13 @@ export class SimulatorConnector implements Connector {
   }
 
   async start(): Promise<void> {
-    this.timer = setInterval(() => this.release(), 10);
-    this.timer.unref();
+    this.started = true;
+    this.armRelease();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.started = false;
+    this.disarmRelease();
   }
 
   async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
@@ -119,6 +121,7 @@ export class SimulatorConnector implements Connector {
       const report = message.upstream_id ? this.outcome(message, message.upstream_id, now) : null;
       if (report) this.pending.push({ dueAt: now, report });
     }
+    this.armRelease();
   }
 
   /** The longest a report can take, so lost ones can be told from late ones. */
@@ -131,6 +134,7 @@ export class SimulatorConnector implements Connector {
     const dueAt = now + Math.round(this.options.latencyMs * jitter);
     const report = this.outcome(message, upstreamId, dueAt);
     if (report) this.pending.push({ dueAt, report, answer: this.answerOf(message, report) });
+    this.armRelease();
   }
 
   /** Recipient 0005 answers STOP to a numeric sender once the message reached it. */
@@ -182,8 +186,20 @@ export class SimulatorConnector implements Connector {
     }
     if (due.length === 0) return;
     this.pending = later;
+    if (later.length === 0) this.disarmRelease();
     this.sink(due);
     // The sink logs what it could not store; a simulated handset does not send again.
     if (answers.length > 0) this.inboundSink?.(answers).catch(() => undefined);
+  }
+
+  private armRelease(): void {
+    if (!this.started || this.timer || this.pending.length === 0) return;
+    this.timer = setInterval(() => this.release(), 10);
+    this.timer.unref();
+  }
+
+  private disarmRelease(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 }

@@ -1,8 +1,9 @@
 // The simulated call provider, the default connector: each magic callee's outcome through the
 // real pipeline, the outcome mix a seed replays, and calls a crashed process was walking.
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { createLogger } from "../../../src/app/gateway.js";
 import type { MessageRow } from "../../../src/base/store/schema.js";
+import type { Store } from "../../../src/base/store/store.js";
 import type { CallStatusUpdate } from "../../../src/channels/voice/call-status.js";
 import { VoiceSimulatorConnector } from "../../../src/channels/voice/simulator.js";
 import { until } from "../../domain/webhooks/receiver.js";
@@ -192,4 +193,61 @@ describeEachEngine("simulated call provider on its own", (engine) => {
       await voice.stop();
     }
   });
+});
+
+// Issue 43: the 10 ms release timer is armed only while steps are planned, so an idle gateway
+// sleeps. Node's timers and clock are faked: time moves only when the test moves it.
+it("arms its release timer only while a call has steps to come, and again for statuses a failed store gave back", async () => {
+  vi.useFakeTimers();
+  try {
+    const updates: CallStatusUpdate[] = [];
+    let failNext = false;
+    const voice = new VoiceSimulatorConnector(
+      { seed: 42, latencyMs: 5, failureRate: 0, now: Date.now, lostCheckMs: 3_600_000 },
+      {
+        apply: async (batch) => {
+          if (failNext) {
+            failNext = false;
+            throw new Error("database is locked");
+          }
+          updates.push(...batch);
+        },
+        start: () => undefined,
+        stop: async () => undefined,
+      },
+      { store: {} as Store, logger: createLogger({ logLevel: "silent" }) },
+    );
+    await voice.start();
+    // The lost-call check's timer only.
+    expect(vi.getTimerCount()).toBe(1);
+    const [first] = await voice.submit([
+      { id: "q01SIMTIMER00000000000001", recipient: "9876511000", attempts: 1, meta: null } as MessageRow,
+    ]);
+    expect(vi.getTimerCount()).toBe(2);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(updates.filter((u) => first?.ok && u.callSid === first.upstreamId).map((u) => u.status)).toEqual([
+      "initiated",
+      "ringing",
+      "in-progress",
+      "completed",
+    ]);
+    expect(vi.getTimerCount()).toBe(1);
+
+    // A call placed once the timer slept, whose first statuses the store refuses once.
+    failNext = true;
+    const [second] = await voice.submit([
+      { id: "q01SIMTIMER00000000000002", recipient: "9876510004", attempts: 1, meta: null } as MessageRow,
+    ]);
+    expect(vi.getTimerCount()).toBe(2);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(updates.filter((u) => second?.ok && u.callSid === second.upstreamId).map((u) => u.status)).toEqual([
+      "initiated",
+      "busy",
+    ]);
+    expect(vi.getTimerCount()).toBe(1);
+    await voice.stop();
+    expect(vi.getTimerCount()).toBe(0);
+  } finally {
+    vi.useRealTimers();
+  }
 });
