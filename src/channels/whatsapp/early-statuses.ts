@@ -6,7 +6,7 @@
 // by when a send that took the wamid has recorded it or failed (its lease is far shorter). At most
 // MAX_KEPT_EARLY_STATUSES are kept, the oldest dropped past it: statuses of wamids no message will
 // ever carry (another system's on a shared business account, a replay) would otherwise fill an hour.
-import type { Engine } from "../../base/store/engine.js";
+import { dropOldestPastMax, type RowBound } from "../../base/store/bounded-table.js";
 import type { Db } from "../../base/store/store.js";
 import type { MetaError, StatusEvent } from "./meta-webhook.js";
 
@@ -31,7 +31,7 @@ export async function keepEarlyStatuses(
   trx: Db,
   events: readonly StatusEvent[],
   now: number,
-  bound: { engine: Engine; max: number },
+  bound: RowBound,
 ): Promise<EarlyStatusKey[]> {
   const rows = new Map<string, KeptStatus>();
   for (const event of events) {
@@ -62,30 +62,17 @@ export async function keepEarlyStatuses(
 
 /**
  * Drops the oldest kept statuses past `max` (by when kept, then key), in the caller's transaction,
- * and answers which. On PostgreSQL a row another transaction holds (applying it, or dropping it
- * for its own callback) is passed over, so concurrent callbacks never wait for each other here
- * and each drops rows of its own; the table stays within `max` plus what callbacks not yet
- * committed keep, and the next keep trims it again.
+ * and answers which (dropOldestPastMax: on PostgreSQL concurrent callbacks pass over each other's
+ * rows, so none waits for another here and each status dropped is answered once; the table stays
+ * within `max` plus what callbacks not yet committed keep, and the next keep trims it again).
  */
-async function dropOverLimit(trx: Db, { engine, max }: { engine: Engine; max: number }): Promise<EarlyStatusKey[]> {
-  const { n } = await trx
-    .selectFrom("whatsapp_early_statuses")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .executeTakeFirstOrThrow();
-  const excess = Number(n) - max;
-  if (excess <= 0) return [];
-  const oldest = await trx
-    .selectFrom("whatsapp_early_statuses")
-    .select(["upstream_id", "status"])
-    .orderBy("received_at")
-    .orderBy("upstream_id")
-    .orderBy("status")
-    .limit(excess)
-    .$if(engine === "postgres", (query) => query.forUpdate().skipLocked())
-    .execute();
-  const keys = oldest.map((row) => ({ messageId: row.upstream_id, status: row.status }));
-  await forgetEarlyStatuses(trx, keys);
-  return keys;
+async function dropOverLimit(trx: Db, bound: RowBound): Promise<EarlyStatusKey[]> {
+  const oldest = await dropOldestPastMax(
+    trx,
+    { table: "whatsapp_early_statuses", key: ["upstream_id", "status"] },
+    bound,
+  );
+  return oldest.map((row) => ({ messageId: row.upstream_id, status: row.status }));
 }
 
 /**
