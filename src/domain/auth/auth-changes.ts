@@ -24,6 +24,9 @@ const SQLITE_EXTERNAL_WRITES_POLL_MS = 200;
  */
 const localCaches = new WeakMap<Store, Set<AuthCaches>>();
 
+/** The timer of watchExternalWrites, one per SQLite store whatever the number of its caches. */
+const epochWatches = new WeakMap<Store, NodeJS.Timeout>();
+
 /** Makes `caches` hear every change of credentials on `store`; answers how to stop. */
 export function listenForAuthChanges(store: Store, caches: AuthCaches): () => void {
   const unsubscribe = store.signals.listen(AUTH_CHANNEL, (payload) => caches.forget(payload));
@@ -33,11 +36,15 @@ export function listenForAuthChanges(store: Store, caches: AuthCaches): () => vo
     localCaches.set(store, local);
   }
   local.add(caches);
-  const timer = store.engine === "sqlite" ? watchExternalWrites(store, caches) : undefined;
+  if (store.engine === "sqlite" && !epochWatches.has(store)) epochWatches.set(store, watchExternalWrites(store));
   return () => {
     unsubscribe();
-    clearInterval(timer);
-    localCaches.get(store)?.delete(caches);
+    const left = localCaches.get(store);
+    left?.delete(caches);
+    if (left?.size === 0) {
+      clearInterval(epochWatches.get(store));
+      epochWatches.delete(store);
+    }
   };
 }
 
@@ -46,9 +53,10 @@ export function listenForAuthChanges(store: Store, caches: AuthCaches): () => vo
  * gateway) cannot signal this one: every credentials change bumps the `auth_epoch` setting
  * (authChanged), and a change of it drops everything cached. Not SQLite's data_version: the
  * worker thread of the same process commits all the time, and each of its commits would
- * throw the caches away (a password check per legacy request).
+ * throw the caches away (a password check per legacy request). One read per poll for all the
+ * caches of the store (a thread's authenticator and held accounts), not one each.
  */
-function watchExternalWrites(store: Store, caches: AuthCaches): NodeJS.Timeout {
+function watchExternalWrites(store: Store): NodeJS.Timeout {
   let seen: string | undefined;
   let checking = false;
   const timer = setInterval(() => {
@@ -56,7 +64,7 @@ function watchExternalWrites(store: Store, caches: AuthCaches): NodeJS.Timeout {
     checking = true;
     authEpoch(store)
       .then((epoch) => {
-        if (seen !== undefined && epoch !== seen) caches.forget("");
+        if (seen !== undefined && epoch !== seen) for (const caches of localCaches.get(store) ?? []) caches.forget("");
         seen = epoch;
       })
       .catch(() => {
