@@ -6,7 +6,7 @@ import { Type } from "typebox";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { readableAccount } from "../../domain/accounts/index.js";
+import { readableAccount, subaccountVia } from "../../domain/accounts/index.js";
 import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
 import { listBinds } from "./registry.js";
 import { describeSmppSettings, smppSettingsOf } from "./settings.js";
@@ -30,10 +30,10 @@ export function registerV2SmppRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const db = ctx.store.db;
-      const { id: accountId } = await readableAccount(db, request.principal!.accountId, request.query.subaccount);
+      const listed = await readableAccount(db, request.principal!.accountId, request.query.subaccount);
       const [settings, binds] = await Promise.all([
-        smppSettingsOf(db, accountId),
-        listBinds(db, ctx.clock.now().getTime(), accountId),
+        smppSettingsOf(db, listed.id),
+        listBinds(db, ctx.clock.now().getTime(), listed.id),
       ]);
       return {
         status: "success",
@@ -41,6 +41,7 @@ export function registerV2SmppRoutes(v2: TypedRoutes, ctx: Deps): void {
           ...describeSmppSettings(settings),
           // The holding process (host, pid) and a pending disconnect are the operator's.
           binds: binds.map(({ process: _, disconnect_requested: __, ...bind }) => bind),
+          ...subaccountVia(listed),
         },
       };
     },

@@ -2,6 +2,7 @@
 // schemas: they serialize the answer and type what the console reads; typebox and schema files only.
 import { Type } from "typebox";
 import { NullableInteger, OneOf, Time } from "../../base/http/answer-schemas.js";
+import { SubAccountVia } from "../../domain/accounts/v2-schemas.js";
 
 /** One open bind, as its holding process last reported it (at most 5 s old). */
 export const AccountSmppBind = Type.Object({
@@ -25,4 +26,5 @@ export const AccountSmppBinds = Type.Object({
     description: "Where binds may come from; null = anywhere.",
   }),
   binds: Type.Array(AccountSmppBind),
+  subaccount_via: SubAccountVia,
 });

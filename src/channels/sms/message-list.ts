@@ -9,7 +9,7 @@ import { cursorLimit, MAX_ROW_ID, queryInt, queryWindow } from "../../base/http/
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageStatus } from "../../base/store/schema.js";
-import { readableAccount } from "../../domain/accounts/index.js";
+import { readableAccount, subaccountVia } from "../../domain/accounts/index.js";
 import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
 import {
   decodeCursor,
@@ -190,12 +190,13 @@ export function registerMessageListRoute(v2: TypedRoutes, ctx: Deps): void {
             'Query parameter "cursor" is not a cursor this list gave (use next_cursor as it is).',
           );
       }
-      const accountId = (await readableAccount(ctx.store.db, principal.accountId, query.subaccount)).id;
-      const page = await listMessages(ctx.store.db, accountId, filter, limit, after);
+      const listed = await readableAccount(ctx.store.db, principal.accountId, query.subaccount);
+      const page = await listMessages(ctx.store.db, listed.id, filter, limit, after);
       return {
         status: "success",
         data: await deliveryReports(ctx.store.db, page.rows),
         meta: { limit, next_cursor: page.next ? encodeCursor(page.next) : null },
+        ...subaccountVia(listed),
       };
     },
   );

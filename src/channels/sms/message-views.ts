@@ -3,7 +3,8 @@
 //   GET /api/v2/messages/per-minute  messages per minute over the last hours
 //   GET /api/v2/messages/{id}        one message with its timeline, cost, carrier and webhooks
 // A reseller reads its tree's below it too: `?subaccount=` names an account at any depth below, and
-// a message's page finds a message of its tree by id, naming its sub-account (another tree's: 404).
+// a message's page finds a message of its tree by id, naming its sub-account and the accounts between
+// (`subaccount_via`; another tree's: 404).
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
@@ -114,7 +115,10 @@ export function registerMessageViewRoutes(
       const detail = await messageDetail(db, found.row, ctx.messageParts);
       return {
         status: "success",
-        data: found.subaccount === undefined ? detail : { ...detail, subaccount: found.subaccount },
+        data:
+          found.subaccount === undefined
+            ? detail
+            : { ...detail, subaccount: found.subaccount, subaccount_via: found.place.via },
       };
     },
   );

@@ -10,6 +10,7 @@ import {
   Time,
   Wallets,
 } from "../../base/http/answer-schemas.js";
+import { SubAccountVia } from "../../domain/accounts/v2-schemas.js";
 import { TRAFFIC_CHANNELS, type TrafficChannel } from "../../domain/messages/traffic-channels.js";
 import { WebhookDelivery } from "../../domain/webhooks/schemas.js";
 
@@ -118,6 +119,7 @@ export const MessagePage = Type.Object({
     },
     { title: "CursorMeta" },
   ),
+  subaccount_via: SubAccountVia,
 });
 
 /** A send's or bulk job's tracked short links (shorten_urls) and how many of their messages were clicked. */
@@ -347,6 +349,7 @@ export const MessageDetail = Type.Object(
           "A reseller reading a message of an account below it (any depth): that sub-account's username; absent for the reader's own.",
       }),
     ),
+    subaccount_via: SubAccountVia,
   },
   { title: "MessageDetail" },
 );

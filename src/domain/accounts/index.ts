@@ -74,7 +74,8 @@
 //   resellers.ts       parents and sub-accounts: list, fund (a topup noting the parent), the
 //                      markup's rounding, a message's upline (each ancestor's charge) and its refunds;
 //                      readableAccount, the account a read's `?subaccount=` names (any depth below the
-//                      reader; another tree's is 404), with levelsBelow
+//                      reader; another tree's is 404), with placeBelow (its levels and the accounts
+//                      between, `subaccount_via`)
 //   subaccount-changes.ts  a parent's new sub-account, and its changes of one's price and status
 //   subaccount-prices.ts   a sub-account's card checked against its parent's price at every prefix,
 //                      route and moment either side names (decision 0149)

@@ -53,11 +53,11 @@ export function markedUp(parentPrice: number, markupBp: number): number {
   return Math.floor((parentPrice * (10_000 + markupBp) + 9_999) / 10_000);
 }
 
-/** The account's pricing row: its own card, its parent, its markup. */
+/** The account's pricing row: its own card, its parent, its markup (and its username, for the levels a read names). */
 export async function accountPricing(db: Db, accountId: number) {
   return db
     .selectFrom("accounts")
-    .select(["id", "price_card", "parent_id", "markup_bp"])
+    .select(["id", "username", "price_card", "parent_id", "markup_bp"])
     .where("id", "=", accountId)
     .executeTakeFirst();
 }
@@ -77,19 +77,41 @@ export async function ancestorsOf(db: Db, parentId: number | null) {
   return chain;
 }
 
-/** How many levels `accountId` is below `readerId` (0: the same); undefined when it is not in its tree. */
-export async function levelsBelow(db: Db, readerId: number, accountId: number): Promise<number | undefined> {
-  if (accountId === readerId) return 0;
-  const account = await accountPricing(db, accountId);
-  if (!account || account.parent_id === null) return undefined;
-  const above = (await ancestorsOf(db, account.parent_id)).findIndex((row) => row.id === readerId);
-  return above < 0 ? undefined : above + 1;
+/**
+ * Where an account sits in a reader's tree: how many levels below it (0: the reader itself), and
+ * the usernames of the accounts between them, top first (none for the reader and a direct
+ * sub-account): `subaccount_via` of the reads that answer for it. Never a name above the reader.
+ */
+export interface TreePlace {
+  levels: number;
+  via: string[];
 }
 
-/** An account of the reader's tree: its id and how many levels below the reader (0: the reader's own). */
-export interface TreeAccount {
+/** Where `accountId` is below `readerId`, from one walk up its parents; undefined when it is not in its tree. */
+export async function placeBelow(db: Db, readerId: number, accountId: number): Promise<TreePlace | undefined> {
+  if (accountId === readerId) return { levels: 0, via: [] };
+  const account = await accountPricing(db, accountId);
+  if (!account || account.parent_id === null) return undefined;
+  const parents = await ancestorsOf(db, account.parent_id);
+  const above = parents.findIndex((row) => row.id === readerId);
+  if (above < 0) return undefined;
+  return {
+    levels: above + 1,
+    via: parents
+      .slice(0, above)
+      .map((row) => row.username)
+      .reverse(),
+  };
+}
+
+/** How many levels `accountId` is below `readerId` (0: the same); undefined when it is not in its tree. */
+export async function levelsBelow(db: Db, readerId: number, accountId: number): Promise<number | undefined> {
+  return (await placeBelow(db, readerId, accountId))?.levels;
+}
+
+/** An account of the reader's tree: its id and its place below the reader (levels 0: the reader's own). */
+export interface TreeAccount extends TreePlace {
   id: number;
-  levels: number;
 }
 
 /**
@@ -99,16 +121,23 @@ export interface TreeAccount {
  */
 export async function readableAccount(db: Db, readerId: number, subaccount: string | undefined): Promise<TreeAccount> {
   const name = subaccount?.trim();
-  if (!name) return { id: readerId, levels: 0 };
+  if (!name) return { id: readerId, levels: 0, via: [] };
   if (name.includes("\u0000")) {
     throw new GatewayError("invalid_request", 'Query parameter "subaccount" holds a NUL character.', {
       field: "subaccount",
     });
   }
   const account = await findAccountByUsername(db, name);
-  const levels = account ? await levelsBelow(db, readerId, account.id) : undefined;
-  if (!account || !levels) throw new GatewayError("not_found", `No sub-account named "${name}" under this account.`);
-  return { id: account.id, levels };
+  const place = account ? await placeBelow(db, readerId, account.id) : undefined;
+  if (!account || !place?.levels) {
+    throw new GatewayError("not_found", `No sub-account named "${name}" under this account.`);
+  }
+  return { id: account.id, ...place };
+}
+
+/** `subaccount_via` of an answer for `account` (SubAccountVia): none for the reader's own. */
+export function subaccountVia(account: TreePlace): { subaccount_via?: string[] } {
+  return account.levels === 0 ? {} : { subaccount_via: account.via };
 }
 
 /** The parent named at creation, checked: it exists (operators cannot resell). */

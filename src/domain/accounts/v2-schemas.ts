@@ -17,6 +17,17 @@ const ApprovalStatus = Type.String({ description: "pending, approved or rejected
 /** `?subaccount=` on v2 reads: a reseller reads an account below it (any depth) instead of its own (readableAccount, resellers.ts). */
 export const SubAccountParam = Type.Optional(Type.String({ maxLength: 64 }));
 
+/**
+ * Beside an answer for an account below the caller (`?subaccount=`, a sub-account's message): the
+ * accounts between, so a client places it in the tree without walking it. Absent for the caller's own.
+ */
+export const SubAccountVia = Type.Optional(
+  Type.Array(Type.String(), {
+    description:
+      "The usernames of the accounts between the caller and that sub-account, top first: [] for a direct sub-account, never an account above the caller.",
+  }),
+);
+
 export const Template = Type.Object(
   {
     id: Type.Integer(),

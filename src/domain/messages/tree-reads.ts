@@ -5,21 +5,22 @@
 // `?subaccount=` is accounts/' readableAccount, the same rule.
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { levelsBelow, usernamesOf } from "../accounts/index.js";
+import { placeBelow, type TreePlace, usernamesOf } from "../accounts/index.js";
 
 /**
- * A message of the reader's tree by its queue id (as stored), with the sub-account's username when
- * it is not the reader's own; undefined for an unknown id or another tree's message.
+ * A message of the reader's tree by its queue id (as stored), with its account's place below the
+ * reader and, when it is not the reader's own, the sub-account's username; undefined for an unknown
+ * id or another tree's message.
  */
 export async function treeMessage(
   db: Db,
   readerId: number,
   queueId: string,
-): Promise<{ row: MessageRow; subaccount?: string } | undefined> {
+): Promise<{ row: MessageRow; place: TreePlace; subaccount?: string } | undefined> {
   const row = await db.selectFrom("messages").selectAll().where("id", "=", queueId).executeTakeFirst();
   if (!row) return undefined;
-  const levels = await levelsBelow(db, readerId, row.account_id);
-  if (levels === undefined) return undefined;
-  if (levels === 0) return { row };
-  return { row, subaccount: (await usernamesOf(db, [row.account_id])).get(row.account_id) ?? "" };
+  const place = await placeBelow(db, readerId, row.account_id);
+  if (place === undefined) return undefined;
+  if (place.levels === 0) return { row, place };
+  return { row, place, subaccount: (await usernamesOf(db, [row.account_id])).get(row.account_id) ?? "" };
 }

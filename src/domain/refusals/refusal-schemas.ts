@@ -2,6 +2,7 @@
 // Typebox and schema files only: the console types its reads with them.
 import { Type } from "typebox";
 import { NullableInteger, NullableString, Time } from "../../base/http/answer-schemas.js";
+import { SubAccountVia } from "../accounts/v2-schemas.js";
 
 export const Refusal = Type.Object(
   {
@@ -45,6 +46,7 @@ export const RefusalPage = Type.Object({
   status: Type.Literal("success"),
   data: Type.Array(Refusal),
   meta: CursorMeta,
+  subaccount_via: SubAccountVia,
 });
 
 export const OperatorRefusal = Type.Object(

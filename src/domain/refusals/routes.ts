@@ -10,7 +10,7 @@ import { cursorLimit, queryWindow } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db, RefusalsTable } from "../../base/store/schema.js";
-import { readableAccount, requireAccount, usernamesOf } from "../accounts/index.js";
+import { readableAccount, requireAccount, subaccountVia, usernamesOf } from "../accounts/index.js";
 import { SubAccountParam } from "../accounts/v2-schemas.js";
 import { findBulkJob } from "../messages/index.js";
 import { OperatorRefusalPage, RefusalPage } from "./refusal-schemas.js";
@@ -187,6 +187,7 @@ export function registerV2RefusalRoutes(v2: TypedRoutes, ctx: Deps): void {
         status: "success",
         data: page.rows.map((row) => describeRefusal(row, levelsKnown)),
         meta: { limit, next_cursor: page.next === undefined ? null : encodeRefusalCursor(page.next) },
+        ...subaccountVia(listed),
       };
     },
   );
