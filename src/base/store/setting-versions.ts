@@ -1,7 +1,14 @@
 // Versions kept in the `settings` table: a key whose value moves at every change of what it
 // stands for (the carriers' catalogue, price cards, credentials, DLT state), so a process that
 // hears no signal of the change (another process on a SQLite file) sees it by reading the key.
-import type { Db } from "./store.js";
+import type { Db, Store } from "./store.js";
+
+/** What a version is read through: the store's prepared statements, and its connection. */
+export type VersionStore = Pick<Store, "db" | "statement">;
+
+// A prepared statement, not a query built and compiled by Kysely at each read: the auth epoch is
+// polled five times a second by each thread (issue 43).
+const READ_VERSION = `select "value" from "settings" where "key" = ?`;
 
 /** Moves the version under `key` to a value no earlier one had. */
 export async function moveVersion(db: Db, key: string, now: number = Date.now()): Promise<void> {
@@ -13,9 +20,9 @@ export async function moveVersion(db: Db, key: string, now: number = Date.now())
     .execute();
 }
 
-/** The version under `key`; "0" before its first move. */
-export async function readVersion(db: Db, key: string): Promise<string> {
-  const row = await db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirst();
+/** The version under `key`; "0" before its first move. `trx`: the transaction to read it in. */
+export async function readVersion(store: VersionStore, key: string, trx: Db = store.db): Promise<string> {
+  const [row] = await store.statement(READ_VERSION).all<{ value: string }>(trx, [key]);
   return row?.value ?? "0";
 }
 
@@ -30,7 +37,7 @@ export class VersionWatch {
   private checking: Promise<void> | undefined;
 
   constructor(
-    private readonly db: Db,
+    private readonly store: VersionStore,
     private readonly key: string,
     private readonly everyMs: number,
     private readonly moved: () => void,
@@ -46,7 +53,7 @@ export class VersionWatch {
 
   async fresh(): Promise<void> {
     if (!this.due(Date.now())) return;
-    this.checking ??= readVersion(this.db, this.key)
+    this.checking ??= readVersion(this.store, this.key)
       .then((version) => {
         if (this.version !== undefined && version !== this.version) this.moved();
         this.version = version;

@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
-import { moveVersion, readVersion } from "../../base/store/setting-versions.js";
+import { moveVersion, readVersion, type VersionStore } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Actor, type Change, recordChange } from "../../domain/audit/index.js";
 import { VOICE_HTTP_CONNECTOR, VOICE_SIMULATOR_CONNECTOR } from "../dispatch/index.js";
@@ -131,8 +131,8 @@ export async function listRoutes(db: Db): Promise<StoredRoute[]> {
 }
 
 /** The version workers compare to know the configuration changed. */
-export async function carriersVersion(db: Db): Promise<string> {
-  return readVersion(db, VERSION_KEY);
+export async function carriersVersion(store: VersionStore): Promise<string> {
+  return readVersion(store, VERSION_KEY);
 }
 
 function bumpVersion(trx: Db, now: number): Promise<void> {

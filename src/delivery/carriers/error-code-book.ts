@@ -18,7 +18,7 @@ export class ErrorCodeBook {
 
   /** `refundDefaults`: the reasons REFUND_CARRIER_REASONS refunds, before the operator's choices. */
   constructor(
-    private readonly store: Pick<Store, "db" | "signals">,
+    private readonly store: Pick<Store, "db" | "signals" | "statement">,
     private readonly refundDefaults: ReadonlySet<string> = new Set(),
   ) {
     this.refunded = refundDefaults;
@@ -49,7 +49,7 @@ export class ErrorCodeBook {
   }
 
   private async refresh(): Promise<void> {
-    const version = await carriersVersion(this.store.db);
+    const version = await carriersVersion(this.store);
     this.checkedAt = Date.now();
     if (version === this.version) return;
     const [carriers, choices] = await Promise.all([listCarriers(this.store.db), readRefundChoices(this.store.db)]);

@@ -192,7 +192,7 @@ export class CarrierRegistry implements Routing {
   private async reloadNow(): Promise<void> {
     if (this.stopped) return;
     const { db } = this.ctx.store;
-    const version = await carriersVersion(db);
+    const version = await carriersVersion(this.ctx.store);
     if (version === this.version) return;
     const [carriers, routes, costs] = await Promise.all([listCarriers(db), listRoutes(db), compiledCostCards(db)]);
     const wanted = new Map(carriers.filter((c) => c.enabled).map((c) => [c.name, c]));

@@ -169,7 +169,7 @@ export class TmChainBook {
   private readonly version: DltVersionWatch;
 
   constructor(
-    private readonly store: Pick<Store, "db" | "signals" | "engine">,
+    private readonly store: Pick<Store, "db" | "signals" | "engine" | "statement">,
     private readonly operatorTmId?: string,
   ) {
     store.signals.listen(DLT_CHANGED, (payload) => this.accounts.delete(Number(payload)));

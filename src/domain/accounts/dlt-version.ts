@@ -28,14 +28,14 @@ export async function dltChanged(store: Store, channel: string, accountId: numbe
  * process, and no read is ever owed).
  */
 export class DltVersionWatch extends VersionWatch {
-  constructor(
-    private readonly store: Pick<Store, "db" | "engine">,
-    moved: () => void,
-  ) {
-    super(store.db, DLT_VERSION_KEY, DLT_VERSION_CHECK_MS, moved);
+  private readonly sqlite: boolean;
+
+  constructor(store: Pick<Store, "db" | "statement" | "engine">, moved: () => void) {
+    super(store, DLT_VERSION_KEY, DLT_VERSION_CHECK_MS, moved);
+    this.sqlite = store.engine === "sqlite";
   }
 
   override due(now: number): boolean {
-    return this.store.engine === "sqlite" && super.due(now);
+    return this.sqlite && super.due(now);
   }
 }

@@ -221,7 +221,7 @@ export class PriceBook {
   private readonly version: VersionWatch;
 
   constructor(private readonly store: Store) {
-    this.version = new VersionWatch(store.db, PRICE_CARDS_VERSION_KEY, VERSION_CHECK_MS, () => this.forget());
+    this.version = new VersionWatch(store, PRICE_CARDS_VERSION_KEY, VERSION_CHECK_MS, () => this.forget());
     store.signals.listen(PRICE_CARDS_CHANGED, () => this.forget());
   }
 

@@ -79,7 +79,7 @@ function watchExternalWrites(store: Store): NodeJS.Timeout {
 }
 
 function authEpoch(store: Store): Promise<string> {
-  return readVersion(store.db, AUTH_EPOCH_KEY);
+  return readVersion(store, AUTH_EPOCH_KEY);
 }
 
 /** Tells every process's caches of `store` to forget what `payload` names (Authenticator.forget). */

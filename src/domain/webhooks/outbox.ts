@@ -186,7 +186,7 @@ export class WebhookOutbox {
    * sends none.
    */
   private async urlsMoved(trx: Db, seen: string | undefined): Promise<boolean> {
-    const current = await readVersion(trx, WEBHOOK_URLS_VERSION);
+    const current = await readVersion(this.store, WEBHOOK_URLS_VERSION, trx);
     if (current === seen) return false;
     if (current !== this.urlsVersion) {
       this.urls.clear();
