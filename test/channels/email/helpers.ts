@@ -10,7 +10,7 @@ import { systemClock } from "../../../src/base/core/clock.js";
 import { newQueueId } from "../../../src/base/core/ids.js";
 import type { ApprovalStatus, MessageRow } from "../../../src/base/store/schema.js";
 import type { Db, Store } from "../../../src/base/store/store.js";
-import { generateDkimKey } from "../../../src/channels/email/content.js";
+import { type DkimKeyPair, generateDkimKey } from "../../../src/channels/email/content.js";
 import { addEmailDomain } from "../../../src/channels/email/domains.js";
 import type { Tracker } from "../../../src/channels/email/mime.js";
 import { createAccount } from "../../../src/domain/accounts/index.js";
@@ -334,10 +334,19 @@ export function postfixDsn(spec: DsnSpec): string {
   ].join("\r\n");
 }
 
+/**
+ * The DKIM key of every emailAccount's domain in this worker: an RSA 2048 key costs 50–300 ms of
+ * CPU, and making one per account was two thirds of hardening.test.ts's. No test of those accounts
+ * tells one account's key from another's; the test that does (another account's key must never
+ * sign, content.test.ts) gives each domain a fresh key with addSendingDomain.
+ */
+let emailAccountKey: DkimKeyPair | undefined;
+
 /** A customer account with email credits and the approved sending domain shop.example.com. */
 export async function emailAccount(t: TestGateway, credits = 20): Promise<TestAccount> {
   const account = await buildAccount(t, { credits: { email: credits }, sender: null });
-  await addEmailDomain(t.db.store.db, t.clock, account.id, "shop.example.com", { approve: true });
+  emailAccountKey ??= generateDkimKey();
+  await addEmailDomain(t.db.store.db, t.clock, account.id, "shop.example.com", { approve: true, key: emailAccountKey });
   return account;
 }
 
