@@ -3,20 +3,34 @@
 // query string, written into the links of its messages, refused sends, binds and lists, and the
 // way back named for the list that holds it (or, opened from there, the account's own list), the
 // levels from the top, and words true at any depth. A trail no tree can have leads back to the top.
+// The levels the API's answer names outrank the URL's; until it answers, a page without `via` does
+// not know the depth, and a blank account is none.
+import { act } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { withQuery } from "../src/api.js";
 import {
   BackToTree,
   ofSubAccount,
+  subaccountOf,
   TreeTrail,
   trailFrom,
   trailLink,
   trailOf,
   treeLink,
+  useTrail,
   viaPath,
   wayBackOf,
 } from "../src/pages/subaccount-trail.js";
+import { navigate } from "../src/router.js";
 import { type Rendered, render } from "./render.js";
+
+type Read = Parameters<typeof useTrail>[0];
+
+/** What useTrail gives a page: its trail in words once known, else "unknown". */
+function TrailProbe({ read }: { read: Read }) {
+  const { trail, known } = useTrail(read);
+  return <p>{known ? trail.join(" › ") || "own" : "unknown"}</p>;
+}
 
 let rendered: Rendered | undefined;
 afterEach(() => {
@@ -97,6 +111,46 @@ describe("a sub-account's trail", () => {
     const own = rendered.container.querySelector("a");
     expect(own?.textContent).toBe("leaf's sub-accounts");
     expect(own?.getAttribute("href")).toBe("/subaccounts?via=mid&subaccount=leaf");
+  });
+
+  it("reads a blank account as none: the reader's own page", () => {
+    expect(subaccountOf(new URLSearchParams("subaccount=%20%20"))).toBe("");
+    expect(subaccountOf(new URLSearchParams("via=mid&subaccount="))).toBe("");
+    expect(subaccountOf(new URLSearchParams("subaccount=%20leaf%20"))).toBe("leaf");
+  });
+
+  it("places the account by the levels the API's answer names, over the URL's, and waits for them without `via`", async () => {
+    const pending: Read = { isError: false };
+    const told = (via: string[]): Read => ({ data: { subaccount_via: via }, isError: false });
+    const shown = async (url: string, ...reads: Read[]) => {
+      navigate(url);
+      const seen: string[] = [];
+      rendered = await render(<TrailProbe read={reads[0] ?? pending} />);
+      seen.push(rendered.container.textContent ?? "");
+      for (const read of reads.slice(1)) {
+        await act(async () => rendered?.root.render(<TrailProbe read={read} />));
+        seen.push(rendered.container.textContent ?? "");
+      }
+      rendered.unmount();
+      rendered = undefined;
+      return seen;
+    };
+    // Named alone: unknown until the answer; its levels kept while the next page loads.
+    expect(await shown("/messages?subaccount=leaf", pending, told(["mid"]), pending)).toEqual([
+      "unknown",
+      "mid › leaf",
+      "mid › leaf",
+    ]);
+    expect(await shown("/messages?subaccount=mid", told([]))).toEqual(["mid"]);
+    // A `via` the console wrote is shown at once; the answer's levels win where they differ.
+    expect(await shown("/refusals?via=other&subaccount=leaf", pending, told(["mid"]))).toEqual([
+      "other › leaf",
+      "mid › leaf",
+    ]);
+    // A `via` no tree has says nothing of the depth; a failed read keeps the URL's trail.
+    expect(await shown("/refusals?via=&via=mid&subaccount=leaf", pending)).toEqual(["unknown"]);
+    expect(await shown("/smpp?subaccount=elsewhere", { isError: true })).toEqual(["elsewhere"]);
+    expect(await shown("/messages?subaccount=%20%20", pending)).toEqual(["own"]);
   });
 
   it("says 'your sub-account' only of one of the reader's own, and whose it is below of a deeper one", () => {

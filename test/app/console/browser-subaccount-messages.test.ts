@@ -6,8 +6,10 @@
 // Opened from a level of the tree (top → mid's sub-accounts → leaf's row), the messages, a message,
 // the refused sends and their filters keep the trail in the URL, show it from the top, say whose
 // sub-account it is, and lead back to that level; opened from the account's own list (the line
-// above its table), they lead back to that list. A hand-edited trail leads back to the top, a
-// hand-edited way back to the list that holds it. The axe check and no sideways scroll on each page.
+// above its table), they lead back to that list. A hand-edited trail yields to the levels the API
+// names, a hand-edited way back leads to the list that holds it. Named alone (a link without `via`,
+// a message by its id), the account is shown where the API says it is; a blank one is none, the
+// reader's own page. The axe check and no sideways scroll on each page.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -148,18 +150,26 @@ describeInBrowser("console in the browser: a reseller reads its sub-accounts' me
     await page.getByTestId(`sub-${leaf.username}`).waitFor();
     expect(problems).toEqual([]);
 
-    // A hand-edited trail (a level empty, the account above itself) leads back to the top.
+    // A hand-edited trail (a level empty, the account above itself, a level that is not its parent)
+    // yields to the levels the API names: back to the list that holds it.
     for (const path of [
       `/refusals?via=&via=${mid.username}&subaccount=${leaf.username}`,
       `/messages?via=${leaf.username}&subaccount=${leaf.username}`,
+      `/messages?via=${otherSub.username}&subaccount=${leaf.username}`,
     ]) {
       await page.goto(path);
       await page.getByRole("heading", { name: new RegExp(`of ${leaf.username}$`) }).waitFor();
-      const back = page.getByTestId("subaccount-filter").getByRole("link", { name: "Your sub-accounts" });
-      expect(await back.getAttribute("href")).toBe("/subaccounts");
+      await expect
+        .poll(() => page.getByTestId("subaccount-trail").textContent(), { message: path })
+        .toMatch(new RegExp(`^Your sub-accounts › ${mid.username} › ${leaf.username} › `));
+      const back = page.getByTestId("subaccount-filter").getByRole("link", { name: `${mid.username}'s sub-accounts` });
+      expect(await back.getAttribute("href"), path).toBe(`/subaccounts?subaccount=${mid.username}`);
     }
-    await page.getByTestId("subaccount-filter").getByRole("link", { name: "Your sub-accounts" }).click();
-    await page.getByRole("heading", { name: "Sub-accounts", exact: true }).waitFor();
+    await page
+      .getByTestId("subaccount-filter")
+      .getByRole("link", { name: `${mid.username}'s sub-accounts` })
+      .click();
+    await levelTwo.waitFor();
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);
@@ -212,6 +222,91 @@ describeInBrowser("console in the browser: a reseller reads its sub-accounts' me
         .getByRole("link", { name: `${mid.username}'s sub-accounts` });
       expect(await holder.getAttribute("href"), back).toBe(`/subaccounts?subaccount=${mid.username}`);
     }
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("places a grandchild named alone where the API says it is, and a blank one is none, at 390 px", async () => {
+    const { page, context, problems } = await phonePage(top, `/messages?subaccount=${leaf.username}`);
+    const trail = page.getByTestId("subaccount-trail");
+    const words = page.getByTestId("subaccount-filter");
+    const levelTwo = `/subaccounts?subaccount=${mid.username}`;
+    await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
+    await noneLoading(page);
+    expect(await trail.textContent()).toBe(`Your sub-accounts › ${mid.username} › ${leaf.username} › messages`);
+    expect(await words.textContent()).toContain(`${leaf.username}'s messages (a sub-account of ${mid.username}) · `);
+    expect(await page.locator("main").textContent()).not.toContain("Your sub-account ");
+    expect(await words.getByRole("link", { name: `${mid.username}'s sub-accounts` }).getAttribute("href")).toBe(
+      levelTwo,
+    );
+    await page.screenshot({ path: "/tmp/sb-trail-alone-messages-390.png", fullPage: true });
+    await expectNoHorizontalScroll(page, "a grandchild's messages named alone");
+    await expectAccessible(page, "a grandchild's messages named alone");
+    // Its message opened from there carries the levels on.
+    await page.locator("table.messages tbody tr").first().getByRole("link").click();
+    await page.getByRole("heading", { name: `Message to ${FAILS}` }).waitFor();
+    expect(new URL(page.url()).searchParams.getAll("via")).toEqual([mid.username]);
+
+    for (const [path, what] of [
+      [`/refusals?subaccount=${leaf.username}`, "refused sends"],
+      [`/settings/smpp?subaccount=${leaf.username}`, "SMPP binds"],
+    ] as const) {
+      await page.goto(path);
+      await noneLoading(page);
+      await expect
+        .poll(() => trail.textContent(), { message: path })
+        .toBe(`Your sub-accounts › ${mid.username} › ${leaf.username} › ${what}`);
+      expect(await words.getByRole("link", { name: `${mid.username}'s sub-accounts` }).getAttribute("href")).toBe(
+        levelTwo,
+      );
+      expect(await page.locator("main").textContent(), path).not.toContain("Your sub-account ");
+    }
+
+    // A message opened by its id alone: its trail from the top, its links to the account's pages.
+    await page.goto(`/messages/${failed}`);
+    await page.getByRole("heading", { name: `Message to ${FAILS}` }).waitFor();
+    expect(await trail.textContent()).toBe(`Your sub-accounts › ${mid.username} › ${leaf.username} › message`);
+    const fact = page.getByTestId("message-subaccount");
+    expect(await fact.getByRole("link", { name: leaf.username }).getAttribute("href")).toBe(
+      `/messages?via=${mid.username}&subaccount=${leaf.username}`,
+    );
+    await expectNoHorizontalScroll(page, "a grandchild's message opened by its id");
+    await expectAccessible(page, "a grandchild's message opened by its id");
+    await page.screenshot({ path: "/tmp/sb-trail-message-by-id-390.png", fullPage: true });
+    await page.getByRole("link", { name: "Back to the messages" }).click();
+    await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
+    expect(await trail.textContent()).toBe(`Your sub-accounts › ${mid.username} › ${leaf.username} › messages`);
+
+    // A blank account is none: the reader's own pages, never "Your sub-account 's".
+    for (const [path, heading] of [
+      ["/messages?subaccount=%20%20", "Messages"],
+      ["/refusals?subaccount=%20", "Refusals"],
+      ["/settings/smpp?subaccount=%20", "SMPP"],
+    ] as const) {
+      await page.goto(path);
+      await page.getByRole("heading", { name: heading, exact: true, level: 1 }).waitFor();
+      await noneLoading(page);
+      expect(await page.locator("main").textContent(), path).not.toMatch(/sub-account/i);
+      expect(await trail.count(), path).toBe(0);
+    }
+    await page.goto("/messages?subaccount=%20%20");
+    await expect.poll(() => page.locator("main").textContent()).toContain("No messages match.");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("tells a direct sub-account as its own, whatever `via` a shared link holds, at 390 px", async () => {
+    const { page, context, problems } = await phonePage(
+      mid,
+      `/messages?via=${mid.username}&subaccount=${leaf.username}`,
+    );
+    await page.getByRole("heading", { name: `Messages of ${leaf.username}` }).waitFor();
+    const trail = page.getByTestId("subaccount-trail");
+    await expect.poll(() => trail.textContent()).toBe(`Your sub-accounts › ${leaf.username} › messages`);
+    expect(await page.getByTestId("subaccount-filter").textContent()).toContain(
+      `Your sub-account ${leaf.username}'s messages · `,
+    );
+    expect(await page.locator("main").textContent()).not.toContain(top.username);
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

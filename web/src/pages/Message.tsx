@@ -13,7 +13,7 @@ import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
 import { useAccountZone } from "./account-zone.js";
 import { ChainSection } from "./MessageChain.js";
 import { OperatorMessageFacts } from "./message-facts.js";
-import { trailFrom, trailLink, type WayBack, wayBackOf } from "./subaccount-trail.js";
+import { TreeTrail, trailFrom, trailLink, type WayBack, wayBackOf } from "./subaccount-trail.js";
 
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
 
@@ -82,8 +82,9 @@ function SubAccountFact({ trail, wayBack }: { trail: readonly string[]; wayBack:
 
 /**
  * One message from `path` (the account's route, or the operator's, whose answer names the account
- * too), with a link `back` to the list it came from; a sub-account's message links back to its
- * messages, `via` the accounts above it (the trail its list was opened with, and its `wayBack`). The operator's
+ * too), with a link `back` to the list it came from; a sub-account's message shows its trail and
+ * links back to its messages, `via` the accounts above it (those the answer names, and the
+ * `wayBack` its list was opened with). The operator's
  * (`operator`) does not read /api/v2/webhooks: those are the operator's own settings, not the
  * message's account's, and operator_support may not read them (a 403 in the browser's console).
  */
@@ -120,14 +121,16 @@ export function MessageView({
     );
   }
   if (!detail.data) return <Busy />;
-  const { message, cost, carrier, parts, timeline, webhooks, subaccount } = detail.data;
-  const trail = trailFrom(subaccount, via);
+  const { message, cost, carrier, parts, timeline, webhooks, subaccount, subaccount_via } = detail.data;
+  // The levels the answer names are the truth; `via` is what the list it was opened from had.
+  const trail = trailFrom(subaccount, subaccount_via ?? via);
   const backTo = subaccount ? trailLink("/messages", trail, wayBack) : back;
   // A carrier's refusal at submit keeps its connector, with no id of the carrier's.
   const refusedAtSubmit = message.status === "failed" && carrier.connector !== null && !carrier.vendor_message_id;
   return (
     <>
       <PageTitle>Message to {message.mobile}</PageTitle>
+      {subaccount ? <TreeTrail trail={trail} page="message" /> : null}
       <p>
         <StatusBadge status={message.status} testId="message-status" />
       </p>

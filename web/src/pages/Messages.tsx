@@ -3,8 +3,9 @@
 // (channel, status, a date or a time of day) applies at once; the search text when it is searched.
 // ?subaccount= (a reseller's link from Sub-accounts, `via` the levels above it) lists that
 // sub-account's messages instead (any account below the reseller), each opening its message page,
-// under its trail from the top, with links to its refused sends and back to the list of
-// sub-accounts that holds it (with `back=own`, its own list the link came from).
+// under its trail from the top (the levels the list's answer names, without `via` too), with links
+// to its refused sends and back to the list of sub-accounts that holds it (with `back=own`, its own
+// list the link came from). A blank ?subaccount= is the reader's own list.
 // A search by number links to the refusals to that number (a refused send is not a message); a
 // search by message id that lists nothing offers its page, which finds a sub-account's message too.
 import { useQuery } from "@tanstack/react-query";
@@ -18,7 +19,7 @@ import { BoundFields } from "../time-filter.js";
 import type { MessagePage } from "../types.js";
 import { Busy, CursorPager, ErrorNotice, Field, PageTitle, StatusBadge } from "../ui.js";
 import { RefusedSendsNote } from "./Refusals.js";
-import { BackToTree, ofSubAccount, TreeTrail, trailLink, trailOf, viaPath, wayBackOf } from "./subaccount-trail.js";
+import { BackToTree, ofSubAccount, subaccountOf, TreeTrail, trailLink, useTrail, viaPath } from "./subaccount-trail.js";
 
 const STATUSES = ["", "scheduled", "queued", "submitted", "delivered", "failed", "cancelled", "sent", "read"];
 const CHANNELS = ["", "sms", "whatsapp", "email", "voice"];
@@ -43,10 +44,8 @@ export default function Messages() {
     q: query.get("q") ?? "",
     from: query.get("from") ?? "",
     to: query.get("to") ?? "",
-    subaccount: query.get("subaccount") ?? "",
+    subaccount: subaccountOf(query),
   };
-  const trail = trailOf(query);
-  const wayBack = wayBackOf(query);
   const searched = searchFilter(filters.q);
   const [draft, setDraft] = useState(filters);
   const [cursors, setCursors] = useState<string[]>([]);
@@ -63,6 +62,7 @@ export default function Messages() {
     ...searched,
   });
   const list = useQuery({ queryKey: ["messages", "list", path], queryFn: () => request<MessagePage>(path) });
+  const { trail, wayBack, known } = useTrail(list);
 
   /** Shows the list these filters give, from its first page. */
   const show = (next: typeof draft) => {
@@ -78,8 +78,8 @@ export default function Messages() {
   return (
     <>
       <PageTitle>{filters.subaccount ? `Messages of ${filters.subaccount}` : "Messages"}</PageTitle>
-      {trail.length > 0 ? <TreeTrail trail={trail} page="messages" /> : null}
-      {filters.subaccount ? (
+      {trail.length > 0 && known ? <TreeTrail trail={trail} page="messages" /> : null}
+      {filters.subaccount && known ? (
         <p data-testid="subaccount-filter">
           {ofSubAccount(trail, "messages")} · <Link to={trailLink("/refusals", trail, wayBack)}>its refused sends</Link>{" "}
           · <BackToTree trail={trail} wayBack={wayBack} /> ·{" "}

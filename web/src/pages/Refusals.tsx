@@ -3,18 +3,22 @@
 // its family wrote it, why), so the page reads on a phone without scrolling sideways. The
 // operator's page (operator/Refusals.tsx) uses the same filters and cards. ?subaccount= (a
 // reseller's link from Sub-accounts or a sub-account's messages, `via` the levels above it) lists
-// that sub-account's refusals instead, under its trail from the top, with the way back to the list
-// of sub-accounts that holds it (with `back=own`, its own list the link came from).
+// that sub-account's refusals instead, under its trail from the top (the levels the list's answer
+// names, without `via` too), with the way back to the list of sub-accounts that holds it (with
+// `back=own`, its own list the link came from). A blank ?subaccount= is the reader's own list.
+import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
+import { request, withQuery } from "../api.js";
 import { CursorList, type FilterField, FilterForm, type Filters, useQueryFilters } from "../filters.js";
 import { formatTime, zoneLabel } from "../format.js";
 import { Link, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
-import type { Refusal } from "../types.js";
+import type { Refusal, RefusalPage } from "../types.js";
 import { PageTitle } from "../ui.js";
-import { BackToTree, ofSubAccount, TreeTrail, trailLink, trailOf, viaPath, wayBackOf } from "./subaccount-trail.js";
+import { BackToTree, ofSubAccount, subaccountOf, TreeTrail, trailLink, useTrail, viaPath } from "./subaccount-trail.js";
 
 const PAGE = 25;
+const LIST = "/api/v2/refusals";
 
 export const REFUSAL_FILTERS: readonly FilterField[] = [
   { name: "recipient", label: "Recipient", type: "search" },
@@ -124,16 +128,22 @@ export function RefusalList<R extends Refusal>({
 export default function Refusals() {
   // The form keeps `subaccount` as it is (no field of its own), and its page the trail's `via`: a
   // search stays in the sub-account's, and its way back where it was.
-  const filters = useQueryFilters([...REFUSAL_FILTERS.map((field) => field.name), "subaccount"]);
-  const sub = filters.subaccount;
-  const { query } = useLocation();
-  const trail = trailOf(query);
-  const wayBack = wayBackOf(query);
+  const { subaccount: _, ...own } = useQueryFilters([...REFUSAL_FILTERS.map((field) => field.name), "subaccount"]);
+  const sub = subaccountOf(useLocation().query);
+  const filters: Filters = sub ? { ...own, subaccount: sub } : own;
+  // The list's first page as CursorList reads it (the same key: one request), for the levels above the account.
+  const first = withQuery(LIST, { ...filters, limit: PAGE });
+  const firstPage = useQuery({
+    queryKey: [LIST, first],
+    queryFn: () => request<RefusalPage>(first),
+    enabled: sub !== "",
+  });
+  const { trail, wayBack, known } = useTrail(firstPage);
   return (
     <>
       <PageTitle>{sub ? `Refusals of ${sub}` : "Refusals"}</PageTitle>
-      {trail.length > 0 ? <TreeTrail trail={trail} page="refused sends" /> : null}
-      {sub ? (
+      {trail.length > 0 && known ? <TreeTrail trail={trail} page="refused sends" /> : null}
+      {sub && known ? (
         <p data-testid="subaccount-filter">
           {ofSubAccount(trail, "refused sends")} · <Link to={trailLink("/messages", trail, wayBack)}>its messages</Link>{" "}
           · <BackToTree trail={trail} wayBack={wayBack} /> · <Link to="/refusals">Your own refusals</Link>
@@ -151,7 +161,7 @@ export default function Refusals() {
         label="Filter refusals"
         key={`form ${JSON.stringify(filters)}`}
       />
-      <RefusalList path="/api/v2/refusals" query={filters} key={`list ${JSON.stringify(filters)}`} />
+      <RefusalList path={LIST} query={filters} key={`list ${JSON.stringify(filters)}`} />
     </>
   );
 }

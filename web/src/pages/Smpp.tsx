@@ -2,7 +2,8 @@
 // the clients bound now in any process, refreshed every 5 s, so that "is our SMPP client
 // connected?" is answered here. With `?subaccount=` (and `via`, the levels between: a reseller's
 // link from Sub-accounts) the clients bound now of an account below it, read only, under its trail
-// from the top (subaccount-trail.tsx): its access is its own, not shown. The bind table serves the
+// from the top (subaccount-trail.tsx; the levels the answer names, without `via` too): its access is
+// its own, not shown. A blank ?subaccount= is the reader's own page. The bind table serves the
 // operator's account page too.
 import { useQuery } from "@tanstack/react-query";
 import { ApiError, data, withQuery } from "../api.js";
@@ -12,7 +13,7 @@ import { Link, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { AccountSmppBind, AccountSmppBinds } from "../types.js";
 import { Busy, ErrorNotice, PageTitle } from "../ui.js";
-import { BackToTree, TreeTrail, trailLink, trailOf, type WayBack, wayBackOf } from "./subaccount-trail.js";
+import { BackToTree, subaccountOf, TreeTrail, trailLink, useTrail } from "./subaccount-trail.js";
 
 /** How often the binds are read again: the holding process reports every 5 s. */
 export const BINDS_REFRESH_MS = 5_000;
@@ -21,38 +22,39 @@ const limit = (value: number | null, unit: string) => (value ? `${formatNumber(v
 
 /** The account's own SMPP page, or with `?subaccount=` the binds of one below it. */
 export default function SmppPage() {
-  const { query } = useLocation();
-  const trail = trailOf(query);
-  if (trail.length === 0) return <OwnSmpp />;
-  return <SubAccountBinds key={trail.join("/")} trail={trail} wayBack={wayBackOf(query)} />;
+  const username = subaccountOf(useLocation().query);
+  if (!username) return <OwnSmpp />;
+  return <SubAccountBinds key={username} username={username} />;
 }
 
 /**
- * The clients bound now of the last account of `trail` (the accounts from the first level below the
- * reader down to it), refreshed as the own ones are, with the way back (`wayBack`) it was opened
- * with; another tree's name is the API's 404, in words, and not asked again.
+ * The clients bound now of `username`, an account below the reader, refreshed as the own ones are,
+ * under its trail (useTrail) with the way back it was opened with; another tree's name is the API's
+ * 404, in words, and not asked again.
  */
-function SubAccountBinds({ trail, wayBack }: { trail: readonly string[]; wayBack: WayBack }) {
+function SubAccountBinds({ username }: { username: string }) {
   const session = useSignedIn();
-  const username = trail.at(-1) ?? "";
   const binds = useQuery({
     queryKey: ["smpp", "binds", username],
     queryFn: () => data<AccountSmppBinds>(withQuery("/api/v2/smpp/binds", { subaccount: username })),
     refetchInterval: (query) => (query.state.error ? false : BINDS_REFRESH_MS),
   });
+  const { trail, wayBack, known } = useTrail(binds);
   const notFound = binds.error instanceof ApiError && binds.error.status === 404;
   return (
     <>
       <PageTitle>SMPP binds of {username}</PageTitle>
-      <TreeTrail trail={trail} page="SMPP binds" />
+      {known ? <TreeTrail trail={trail} page="SMPP binds" /> : null}
       <p>
         {username}'s SMPP clients bound to the gateway now. You read them here; its SMPP access and limits are its own.
       </p>
-      <p data-testid="subaccount-filter">
-        <Link to={trailLink("/messages", trail, wayBack)}>its messages</Link> ·{" "}
-        <Link to={trailLink("/refusals", trail, wayBack)}>its refused sends</Link> ·{" "}
-        <BackToTree trail={trail} wayBack={wayBack} />
-      </p>
+      {known ? (
+        <p data-testid="subaccount-filter">
+          <Link to={trailLink("/messages", trail, wayBack)}>its messages</Link> ·{" "}
+          <Link to={trailLink("/refusals", trail, wayBack)}>its refused sends</Link> ·{" "}
+          <BackToTree trail={trail} wayBack={wayBack} />
+        </p>
+      ) : null}
       <ErrorNotice error={binds.error} title={notFound ? "Not found" : undefined} />
       {binds.isPending ? <Busy /> : null}
       {binds.data ? (

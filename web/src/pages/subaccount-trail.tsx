@@ -3,7 +3,10 @@
 // down. Its pages (sub-accounts, messages, refused sends, SMPP binds) link each other with it, show
 // it from the top (TreeTrail) and lead back to the list that holds it, or with `back=own` to the
 // account's own list they were opened from; a trail no tree can have leads back to the reader's own.
-import { Link } from "../router.js";
+// The API names the levels above the account (`subaccount_via`), and they outrank the URL's: a link
+// typed by hand or shared without `via` still shows the account where it is (useTrail).
+import { useRef } from "react";
+import { Link, useLocation } from "../router.js";
 
 /** As deep as the gateway follows a tree of resellers (MAX_DEPTH of src/domain/accounts/). */
 const MAX_LEVELS = 64;
@@ -32,6 +35,11 @@ export function trailOf(query: URLSearchParams): string[] {
   return trailFrom(query.get("subaccount"), query.getAll("via"));
 }
 
+/** The account a page's query string names; "" (the reader's own page) without one or for a blank one. */
+export function subaccountOf(query: URLSearchParams): string {
+  return query.get("subaccount")?.trim() ?? "";
+}
+
 /**
  * Where a page of the last account of a trail leads back to: the list that holds it, or (`own`)
  * the account's own list of sub-accounts, the page it was opened from (`back=own` in its query).
@@ -50,6 +58,41 @@ function trailQuery(trail: readonly string[], wayBack: WayBack, account: boolean
   if (account && trail.length > 0) params.set("subaccount", trail.at(-1) ?? "");
   if (wayBack === "own" && trail.length > 0) params.set("back", "own");
   return params.toString();
+}
+
+/** Where a page of an account below the reader places it (useTrail). */
+export interface PageTrail {
+  /** The account the page is of (subaccountOf); "" for the reader's own page. */
+  account: string;
+  trail: string[];
+  wayBack: WayBack;
+  /**
+   * Whether the levels above the account are known: the API told them, or the URL holds `via` (a
+   * link the console made); always on the reader's own page. Until then a page says nothing of its
+   * place rather than call an account further down "your sub-account".
+   */
+  known: boolean;
+}
+
+/**
+ * The trail of the page's account, from the API's answer for it (`read`, a query whose answer holds
+ * `subaccount_via`) once it came, else the URL's `via`; the levels an answer told are kept for
+ * the account while its next page loads. A read that failed (a name outside the tree) keeps the
+ * URL's trail.
+ */
+export function useTrail(read: { data?: { subaccount_via?: readonly string[] }; isError: boolean }): PageTrail {
+  const { query } = useLocation();
+  const account = subaccountOf(query);
+  const told = useRef<{ account: string; via: readonly string[] }>(undefined);
+  const answered = read.data?.subaccount_via;
+  if (answered) told.current = { account, via: answered };
+  const levels = told.current?.account === account ? told.current.via : undefined;
+  const via = query.getAll("via");
+  const trail = trailFrom(account, levels ?? via);
+  // A `via` no tree has (trailFrom left it out) says no more of the depth than none.
+  const viaPossible = via.length > 0 && trail.length === via.length + 1;
+  const known = account === "" || levels !== undefined || viaPossible || read.isError;
+  return { account, trail, wayBack: wayBackOf(query), known };
 }
 
 /** `path` with the accounts above the last of `trail` as `via` (and its way back): the page adds `subaccount` itself. */
