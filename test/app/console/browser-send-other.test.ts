@@ -135,7 +135,8 @@ describeInBrowser("console in the browser: WhatsApp header media, WhatsApp off, 
     expect(approved.status).toBe(200);
     await page.goto("/send?channel=email");
     await page.getByRole("button", { name: "Send email" }).waitFor();
-    expect(await page.locator("#email-from-hint").textContent()).toContain("news.example.com");
+    // The form shows before the domains arrive, with an example address until they do.
+    await expect.poll(() => page.locator("#email-from-hint").textContent()).toContain("news.example.com");
     expect(await notice.count()).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
