@@ -128,7 +128,7 @@ export class Chains {
     const chains = new Set<string>();
     let after: OpenStep | undefined;
     for (;;) {
-      const page = await waitingOrStaleSteps(db, now, PAGE, after);
+      const page = await waitingOrStaleSteps(this.deps.store, now, PAGE, after);
       // One read of the watched messages a page; only chains with something to do go further.
       const statuses = await messageStatuses(
         db,
@@ -151,7 +151,7 @@ export class Chains {
     }
     for (const id of chains) await this.advanceChain(id);
     // Chains whose last message is still on its way; a page a pass, the oldest first.
-    for (const chain of await decidedRunningChains(this.deps.store.db, PAGE)) {
+    for (const chain of await decidedRunningChains(this.deps.store, PAGE)) {
       chains.add(chain.id);
       await this.completeIfFinal(chain);
     }

@@ -1,9 +1,8 @@
 // The send_chains and chain_steps tables: each change of a step or chain one conditional
 // statement, so that two workers (PostgreSQL) never both send a step or complete a chain.
 
-import { sql } from "kysely";
 import type { ChainOutcome, ChainStepStatus, ChainStepsTable, SendChainsTable } from "../../base/store/schema.js";
-import type { Db } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
 import type { StepPlan } from "./step-fields.js";
 
 export type ChainRow = SendChainsTable;
@@ -74,64 +73,48 @@ export interface OpenStep extends Pick<StepRow, "chain_id" | "position" | "statu
   previous_message_id: string | null;
 }
 
+// The worker's pass runs these two every second, mostly to find nothing: prepared statements
+// (one SQL text for both engines), not queries built and compiled at each pass (issue 43).
+const OPEN_STEPS = (paged: boolean) => `
+  select s.chain_id, s.position, s.status, s.after_on, s.due_at,
+         p.status as previous_status, p.message_id as previous_message_id
+    from chain_steps s
+    left join chain_steps p on p.chain_id = s.chain_id and p.position = s.position - 1
+   where (s.status = 'waiting' or (s.status = 'sending' and s.due_at < ?))
+     ${paged ? "and (s.chain_id > ? or (s.chain_id = ? and s.position > ?))" : ""}
+   order by s.chain_id, s.position
+   limit ?`;
+const OPEN_STEPS_FIRST = OPEN_STEPS(false);
+const OPEN_STEPS_AFTER = OPEN_STEPS(true);
+
+const DECIDED_RUNNING_CHAINS = `
+  select * from send_chains
+   where status = 'running'
+     and not exists (select 1 from chain_steps
+                      where chain_steps.chain_id = send_chains.id
+                        and chain_steps.status in ('pending', 'waiting', 'sending'))
+   order by id
+   limit ?`;
+
 /**
  * Steps the worker has to look at now, a page in (chain, position) order: waiting ones (their
  * condition may be met, or their deadline passed) and sending ones whose claim's lease ran out
  * (their process stopped mid-send).
  */
 export async function waitingOrStaleSteps(
-  db: Db,
+  store: Pick<Store, "db" | "statement">,
   now: number,
   limit: number,
   after?: Pick<StepRow, "chain_id" | "position">,
 ): Promise<OpenStep[]> {
-  let query = db
-    .selectFrom("chain_steps as s")
-    .leftJoin("chain_steps as p", (join) =>
-      join.onRef("p.chain_id", "=", "s.chain_id").on("p.position", "=", sql<number>`s.position - 1`),
-    )
-    .select([
-      "s.chain_id",
-      "s.position",
-      "s.status",
-      "s.after_on",
-      "s.due_at",
-      "p.status as previous_status",
-      "p.message_id as previous_message_id",
-    ])
-    .where((eb) =>
-      eb.or([eb("s.status", "=", "waiting"), eb.and([eb("s.status", "=", "sending"), eb("s.due_at", "<", now)])]),
-    );
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb("s.chain_id", ">", after.chain_id),
-        eb.and([eb("s.chain_id", "=", after.chain_id), eb("s.position", ">", after.position)]),
-      ]),
-    );
-  }
-  return query.orderBy("s.chain_id").orderBy("s.position").limit(limit).execute();
+  return after
+    ? store.statement(OPEN_STEPS_AFTER).all(store.db, [now, after.chain_id, after.chain_id, after.position, limit])
+    : store.statement(OPEN_STEPS_FIRST).all(store.db, [now, limit]);
 }
 
 /** Running chains none of whose steps is still to be decided: each may be complete once its messages are final. */
-export async function decidedRunningChains(db: Db, limit: number): Promise<ChainRow[]> {
-  return db
-    .selectFrom("send_chains")
-    .selectAll()
-    .where("status", "=", "running")
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom("chain_steps")
-            .select("position")
-            .whereRef("chain_steps.chain_id", "=", "send_chains.id")
-            .where("chain_steps.status", "in", ["pending", "waiting", "sending"]),
-        ),
-      ),
-    )
-    .orderBy("id")
-    .limit(limit)
-    .execute();
+export async function decidedRunningChains(store: Pick<Store, "db" | "statement">, limit: number): Promise<ChainRow[]> {
+  return store.statement(DECIDED_RUNNING_CHAINS).all(store.db, [limit]);
 }
 
 /**
