@@ -159,8 +159,9 @@ export interface Paged<T> {
   meta: PageMeta;
 }
 
-export function paged<T>(path: string, query: Query = {}): Promise<Paged<T>> {
-  return request<Paged<T>>(withQuery(path, query));
+/** A page of `T`s; `Beside`, the fields a list answers next to `data` and `meta` (`subaccount_via`). */
+export function paged<T, Beside extends object = object>(path: string, query: Query = {}): Promise<Paged<T> & Beside> {
+  return request<Paged<T> & Beside>(withQuery(path, query));
 }
 
 /** Words for any error a page shows: the API's message and its code. */

@@ -61,9 +61,12 @@ export function resourceAnswer<T extends TSchema>(data: T) {
   return Type.Object({ status: Type.Literal("success"), data });
 }
 
-/** A page of a list: `{ status: "success", data: [item…], meta }`. */
-export function pageAnswer<T extends TSchema>(item: T) {
-  return Type.Object({ status: Type.Literal("success"), data: Type.Array(item), meta: PageMeta });
+/** A page of a list: `{ status: "success", data: [item…], meta }`, and `beside`'s fields when given. */
+export function pageAnswer<T extends TSchema, B extends Record<string, TSchema> = Record<never, never>>(
+  item: T,
+  beside?: B,
+) {
+  return Type.Object({ status: Type.Literal("success"), data: Type.Array(item), meta: PageMeta, ...(beside as B) });
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   readableAccount,
   reclaimFromSubAccount,
   requireSubAccount,
+  subaccountVia,
 } from "./resellers.js";
 import { createSubAccount, updateSubAccount } from "./subaccount-changes.js";
 import { type SubAccountBelow, subAccountsBelowParent } from "./subaccounts-below.js";
@@ -34,6 +35,7 @@ import {
   SubAccountParam,
   SubAccountReclaim,
   SubAccountRequest,
+  SubAccountVia,
 } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
@@ -123,7 +125,7 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
         summary: "The caller's sub-accounts (or those of an account below it), oldest first, with their balances",
         tags: ["account"],
         querystring: Type.Object({ ...PAGE_PARAMS, subaccount: SubAccountParam }, { additionalProperties: false }),
-        response: { 200: pageAnswer(SubAccount) },
+        response: { 200: pageAnswer(SubAccount, { subaccount_via: SubAccountVia }) },
       },
     },
     async (request) => {
@@ -132,7 +134,7 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
       const { rows, total } = await listSubAccounts(db, parent.id, paging);
       const below = await belowOf(db, ctx.clock.now().getTime(), rows);
       const data = rows.map((row) => describe(row, below.get(row.username)));
-      return { status: "success", data, meta: pageMeta(paging, total) };
+      return { status: "success", data, meta: pageMeta(paging, total), ...subaccountVia(parent) };
     },
   );
 

@@ -9,7 +9,7 @@
 // above its table), they lead back to that list. A hand-edited trail yields to the levels the API
 // names, a hand-edited way back leads to the list that holds it. Named alone (a link without `via`,
 // a message by its id), the account is shown where the API says it is; a blank one is none, the
-// reader's own page. The axe check and no sideways scroll on each page.
+// reader's own page (its sub-accounts too). The axe check and no sideways scroll on each page.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -262,6 +262,15 @@ describeInBrowser("console in the browser: a reseller reads its sub-accounts' me
       expect(await page.locator("main").textContent(), path).not.toContain("Your sub-account ");
     }
 
+    // Its list of sub-accounts named alone: the same place, its levels each a link back up.
+    await page.goto(`/subaccounts?subaccount=${leaf.username}`);
+    await page.getByRole("heading", { name: `Sub-accounts of ${leaf.username}` }).waitFor();
+    await noneLoading(page);
+    await expect.poll(() => trail.textContent()).toBe(`Your sub-accounts › ${mid.username} › ${leaf.username}`);
+    expect(await trail.getByRole("link", { name: mid.username }).getAttribute("href")).toBe(levelTwo);
+    await expectNoHorizontalScroll(page, "a grandchild's sub-accounts named alone");
+    await expectAccessible(page, "a grandchild's sub-accounts named alone");
+
     // A message opened by its id alone: its trail from the top, its links to the account's pages.
     await page.goto(`/messages/${failed}`);
     await page.getByRole("heading", { name: `Message to ${FAILS}` }).waitFor();
@@ -291,6 +300,11 @@ describeInBrowser("console in the browser: a reseller reads its sub-accounts' me
     }
     await page.goto("/messages?subaccount=%20%20");
     await expect.poll(() => page.locator("main").textContent()).toContain("No messages match.");
+    // The reader's own list of sub-accounts, with its forms, not "Sub-accounts of ".
+    await page.goto("/subaccounts?subaccount=%20");
+    await page.getByRole("heading", { name: "Sub-accounts", exact: true, level: 1 }).waitFor();
+    await page.getByRole("form", { name: "Create a sub-account" }).waitFor();
+    expect(await trail.count()).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

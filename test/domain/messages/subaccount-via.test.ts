@@ -1,6 +1,6 @@
 // The reads that answer for an account below the caller name the accounts between, top first
 // (`subaccount_via`), through the real server on both engines: a message's page, and the messages,
-// refusals and SMPP binds with ?subaccount=. A direct sub-account's is [], the caller's own has
+// refusals, SMPP binds and sub-accounts with ?subaccount=. A direct sub-account's is [], the caller's own has
 // none, and a sub-account reading its own child never learns a name above itself. A name outside
 // the tree is the same 404 as before, with no levels.
 import { expect, it } from "vitest";
@@ -21,19 +21,20 @@ async function sent(t: TestGateway, account: TestAccount, recipient: string): Pr
 async function levelsRead(t: TestGateway, reader: TestAccount, account: TestAccount, message: string) {
   const page = await get(t, reader, `/api/v2/messages/${message}`);
   const lists = await Promise.all(
-    ["messages", "refusals", "smpp/binds"].map((list) =>
+    ["messages", "refusals", "smpp/binds", "subaccounts"].map((list) =>
       get(t, reader, `/api/v2/${list}?subaccount=${account.username}`),
     ),
   );
   for (const answer of [page, ...lists]) expect(answer.status, answer.text).toBe(200);
   expect(page.body.data.subaccount).toBe(account.username);
-  const [messages, refusals, binds] = lists;
+  const [messages, refusals, binds, subaccounts] = lists;
   return {
     levels: [
       page.body.data.subaccount_via,
       messages!.body.subaccount_via,
       refusals!.body.subaccount_via,
       binds!.body.data.subaccount_via,
+      subaccounts!.body.subaccount_via,
     ],
     texts: [page, ...lists].map((answer) => answer.text),
   };
@@ -49,7 +50,7 @@ describeEnginesTogether("the accounts between a reader and its sub-account", (en
     const leafMessage = await sent(t, leaf, "9876540041");
     const midMessage = await sent(t, mid, "9876540042");
 
-    const every = (levels: string[]) => [levels, levels, levels, levels];
+    const every = (levels: string[]) => [levels, levels, levels, levels, levels];
     expect((await levelsRead(t, top, leaf, leafMessage)).levels).toEqual(every([mid.username]));
     expect((await levelsRead(t, top, mid, midMessage)).levels).toEqual(every([]));
     // Lists only: `below` sends nothing.
@@ -57,6 +58,8 @@ describeEnginesTogether("the accounts between a reader and its sub-account", (en
     expect(deep.body.subaccount_via).toEqual([mid.username, leaf.username]);
     const fromMid = await get(t, mid, `/api/v2/refusals?subaccount=${below.username}`);
     expect(fromMid.body.subaccount_via).toEqual([leaf.username]);
+    const deepTree = await get(t, top, `/api/v2/subaccounts?subaccount=${below.username}`);
+    expect(deepTree.body.subaccount_via).toEqual([mid.username, leaf.username]);
 
     // mid reading its own child: a direct sub-account, and nothing says who is above mid.
     const midReads = await levelsRead(t, mid, leaf, leafMessage);
@@ -70,6 +73,8 @@ describeEnginesTogether("the accounts between a reader and its sub-account", (en
       await get(t, top, "/api/v2/messages?subaccount=%20%20"),
       await get(t, top, "/api/v2/refusals?subaccount="),
       await get(t, top, "/api/v2/smpp/binds"),
+      await get(t, top, "/api/v2/subaccounts"),
+      await get(t, top, "/api/v2/subaccounts?subaccount=%20"),
     ];
     for (const answer of own) {
       expect(answer.status, answer.text).toBe(200);
@@ -81,6 +86,7 @@ describeEnginesTogether("the accounts between a reader and its sub-account", (en
       [leaf, `/api/v2/messages?subaccount=${mid.username}`],
       [leaf, `/api/v2/refusals?subaccount=${top.username}`],
       [mid, `/api/v2/smpp/binds?subaccount=${mid.username}`],
+      [leaf, `/api/v2/subaccounts?subaccount=${top.username}`],
       [top, "/api/v2/messages?subaccount=nosuch"],
       [leaf, `/api/v2/messages/${midMessage}`],
     ] as const) {

@@ -21,16 +21,16 @@ import type { Capability, CreatedKey, SubAccount, SubAccountFunding } from "../t
 import { Busy, ConfirmButton, ErrorNotice, Field, NewKeyNotice, Pager, PageTitle, Success } from "../ui.js";
 import { SubAccountPriceForm } from "./subaccount-price.js";
 import { belowParentOf, type ExtraColumn, SubAccountTable, WALLETS } from "./subaccount-table.js";
-import { trailOf } from "./subaccount-trail.js";
+import { subaccountOf } from "./subaccount-trail.js";
 import { SubAccountsBelow } from "./subaccounts-below.js";
 
 const PER_PAGE = 25;
 
 /** The reseller's own sub-accounts, or with `?subaccount=` (and `via`, the levels between) those of one below. */
 export default function SubAccounts() {
-  const trail = trailOf(useLocation().query);
-  if (trail.length === 0) return <OwnSubAccounts />;
-  return <SubAccountsBelow key={trail.join("/")} trail={trail} />;
+  const account = subaccountOf(useLocation().query);
+  if (account === "") return <OwnSubAccounts />;
+  return <SubAccountsBelow key={account} account={account} />;
 }
 
 function OwnSubAccounts() {

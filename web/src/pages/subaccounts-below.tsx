@@ -1,6 +1,6 @@
 // The sub-accounts of an account below the signed-in reseller (GET /api/v2/subaccounts?subaccount=,
 // any depth): read only, since each is managed by its own parent. The trail names the levels
-// from the reseller's own list down to it, each a link back up; a name opens its messages (its row
+// from the reseller's own list down to it (the API's `subaccount_via`, useTrail), each a link back up; a name opens its messages (its row
 // its refused sends and SMPP binds too), a count of sub-accounts the next level down. The line
 // above the table opens the account's own messages, refused sends and binds, which lead back here.
 // Another tree's name is the API's 404, in words.
@@ -13,27 +13,28 @@ import { canDo, useSignedIn } from "../session.js";
 import type { SubAccount } from "../types.js";
 import { Busy, ErrorNotice, Pager, PageTitle } from "../ui.js";
 import { belowParentOf, SubAccountTable } from "./subaccount-table.js";
-import { TreeTrail, trailLink } from "./subaccount-trail.js";
+import { TreeTrail, trailLink, useTrail } from "./subaccount-trail.js";
 
 const PER_PAGE = 25;
 
-export function SubAccountsBelow({ trail }: { trail: readonly string[] }) {
+/** The sub-accounts of `account` (the page's `?subaccount=`), an account below the reader. */
+export function SubAccountsBelow({ account: parent }: { account: string }) {
   const session = useSignedIn();
-  const parent = trail.at(-1) ?? "";
   const [page, setPage] = useState(1);
   const list = useQuery({
     queryKey: ["subaccounts", parent, page],
     queryFn: () =>
-      paged<SubAccount>("/api/v2/subaccounts", {
+      paged<SubAccount, { subaccount_via?: string[] }>("/api/v2/subaccounts", {
         subaccount: parent,
         page: String(page),
         per_page: String(PER_PAGE),
       }),
   });
+  const { trail, known } = useTrail(list);
   return (
     <>
       <PageTitle>Sub-accounts of {parent}</PageTitle>
-      <TreeTrail trail={trail} />
+      {known ? <TreeTrail trail={trail} /> : null}
       <p>
         {parent}'s own customers. You read them here; {parent} sets their prices, gives them credits and keys, and
         suspends them.
