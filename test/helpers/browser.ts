@@ -140,11 +140,19 @@ export async function signInAs(page: Page, username: string, password: string, p
 export const PHONE = { width: 390, height: 844 };
 
 /**
- * A new page at phone width, signed in as `account` (its username and password) at `path`. The
- * session is opened by the sign-in route through the context's own requests (which share its
- * cookies), and the page loads once, signed in: the form's fields, click and second render cost
- * Chromium about 70 ms of CPU a sign-in. The form itself: signInAs, and the tests of signing in.
+ * Opens `path` signed in as `username`: the session is opened by the sign-in route through the
+ * page's context's own requests (which share its cookies), and the page loads once, signed in.
+ * The form's fields, click and second render cost Chromium about 70–100 ms of CPU a sign-in:
+ * tests that are not about signing in open their pages this way, those that are use signInAs.
  */
+export async function openSignedIn(page: Page, username: string, password: string, path = "/"): Promise<void> {
+  const answer = await page.context().request.post("/console/session", { data: { username, password } });
+  expect(answer.status(), await answer.text()).toBe(201);
+  await page.goto(path);
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
+
+/** A new page at phone width, signed in as `account` (its username and password) at `path` (openSignedIn). */
 export async function phonePageAs(
   browser: Browser,
   baseURL: string,
@@ -152,12 +160,7 @@ export async function phonePageAs(
   path = "/",
 ) {
   const opened = await newPage(browser, baseURL, PHONE);
-  const answer = await opened.context.request.post("/console/session", {
-    data: { username: account.username, password: account.password },
-  });
-  expect(answer.status(), await answer.text()).toBe(201);
-  await opened.page.goto(path);
-  await opened.page.getByRole("button", { name: "Sign out" }).waitFor();
+  await openSignedIn(opened.page, account.username, account.password, path);
   return opened;
 }
 

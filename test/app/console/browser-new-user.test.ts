@@ -11,10 +11,10 @@ import {
   expectNoHorizontalScroll,
   newPage,
   noneLoading,
+  openSignedIn,
   PHONE,
   phonePageAs,
   sendersListed,
-  signInAs,
   useBrowser,
   visit,
 } from "../../helpers/browser.js";
@@ -73,7 +73,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     await context.close();
 
     const op = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(op.page, operator.username, operator.password, "/operator/approvals");
+    await openSignedIn(op.page, operator.username, operator.password, "/operator/approvals");
     const row = op.page.getByTestId("approvals").locator("tbody tr", { hasText: "SHOPIN" });
     await row.waitFor();
     await expectNoHorizontalScroll(op.page, "approvals at 390 px");
@@ -105,7 +105,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     ] as const) {
       const { page, context, problems } = await newPage(browser(), gateway().url);
       await page.emulateMedia({ colorScheme: "dark" });
-      await signInAs(page, who.username, who.password);
+      await openSignedIn(page, who.username, who.password);
       for (const path of paths) {
         await visit(page, path);
         expect(await page.evaluate("getComputedStyle(document.documentElement).backgroundColor")).toBe(
@@ -142,7 +142,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
       answer.data.minutes = [{ at, sent: 12_000, delivered: 11_000, failed: 1_000 }];
       await route.fulfill({ json: answer });
     });
-    await signInAs(page, shop.username, shop.password);
+    await openSignedIn(page, shop.username, shop.password);
     await page.getByTestId("per-minute-summary").waitFor();
     const drawn = (await page.evaluate("window.drawn")) as string[];
     expect(drawn).toContain("10,000");
@@ -202,7 +202,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
   it('counts in agreement and names WhatsApp as it is written: no "1 credits", "failed failed", "Whatsapp"', async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
     const MISTAKES = /\b1 (credits|duplicates|messages|contacts|lines|parts|attempts)\b|Whatsapp|\b(\w+) \2\b/;
-    await signInAs(page, shop.username, shop.password);
+    await openSignedIn(page, shop.username, shop.password);
     await page.getByTestId("wallet-whatsapp").waitFor();
     expect(await page.getByTestId("wallet-whatsapp").locator(".card-label").textContent()).toBe("WhatsApp");
     expect(await page.locator("main").textContent()).not.toMatch(MISTAKES);
@@ -242,7 +242,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
       (await call(gateway(), "GET", "/api/v2/balance", { headers: { authorization: `Bearer ${buyer.apiKey}` } })).body
         .data.wallets.sms;
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, buyer.username, buyer.password, "/bulk");
+    await openSignedIn(page, buyer.username, buyer.password, "/bulk");
     await page.getByText("Or upload a CSV file as a new group").click();
     await page.getByLabel("CSV file", { exact: true }).setInputFiles({
       name: "three.csv",
@@ -286,7 +286,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     await context.close();
 
     const op = await newPage(browser(), gateway().url);
-    await signInAs(op.page, operator.username, operator.password, `/operator/accounts/${buyer.username}`);
+    await openSignedIn(op.page, operator.username, operator.password, `/operator/accounts/${buyer.username}`);
     await op.page.getByRole("button", { name: `Block ${buyer.username}` }).click();
     await op.page.getByText(/can no longer sign in/).waitFor();
     await expectAccessible(op.page, "block confirmation");
@@ -311,7 +311,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     });
     expect(sent.status, sent.text).toBe(200);
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, rejected.username, rejected.password, `/messages/${sent.body.data.message_id}`);
+    await openSignedIn(page, rejected.username, rejected.password, `/messages/${sent.body.data.message_id}`);
     await expect.poll(() => page.getByTestId("message-status").textContent(), { timeout: 20_000 }).toBe("failed");
     // The carrier that refused it is named (the simulator), with no id of its own.
     expect(await page.getByTestId("carrier").textContent()).toBe(
@@ -341,7 +341,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     const strict = await buildAccount(t, { credits: { sms: 10 }, dltScrubbing: true });
     await addDltEntity(t.db.store.db, t.clock, strict.id, "1101160000000000001");
     const { page, context, problems } = await newPage(browser(), t.url);
-    await signInAs(page, strict.username, strict.password, "/send");
+    await openSignedIn(page, strict.username, strict.password, "/send");
     await page.getByLabel("To", { exact: true }).fill("9876543210");
     await page.getByLabel("Message").fill("Your OTP is 1234");
     await sendersListed(page);
@@ -354,7 +354,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     await context.close();
 
     const op = await newPage(browser(), t.url);
-    await signInAs(op.page, operator.username, operator.password, `/operator/accounts/${strict.username}`);
+    await openSignedIn(op.page, operator.username, operator.password, `/operator/accounts/${strict.username}`);
     await expect
       .poll(() => op.page.getByRole("note").textContent())
       .toContain(`switchboard dlt headers add --account ${strict.username} --header SWBRD`);
@@ -377,7 +377,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
       expect(sent.status, sent.text).toBe(200);
     }
     const { page, context, problems } = await newPage(browser(), t.url);
-    await signInAs(page, mixed.username, mixed.password, "/messages");
+    await openSignedIn(page, mixed.username, mixed.password, "/messages");
     const rows = page.locator("table.messages tbody tr");
     await expect.poll(() => rows.count()).toBe(2);
     await expect
@@ -418,7 +418,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     expect(carrier.status, carrier.text).toBe(201);
     try {
       const op = await newPage(browser(), t.url);
-      await signInAs(op.page, operator.username, operator.password, "/operator/carriers");
+      await openSignedIn(op.page, operator.username, operator.password, "/operator/carriers");
       const row = op.page.getByTestId("carrier-closed-port");
       await expect.poll(() => row.locator("td").nth(2).textContent(), { timeout: 30_000 }).toMatch(/down/);
       const health = (await row.locator("td").nth(2).textContent()) ?? "";
@@ -443,7 +443,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     });
     expect(template.status, template.text).toBe(201);
     const { page, context, problems } = await newPage(browser(), t.url);
-    await signInAs(page, operator.username, operator.password, "/operator/approvals");
+    await openSignedIn(page, operator.username, operator.password, "/operator/approvals");
     // The one approve button white-lists the sender ID as a DLT header too (decision 0151).
     await page.getByRole("button", { name: "Approve NEWHDR", exact: true }).click();
     await page.getByText(`Sender ID NEWHDR of ${dlt.username} approved and white-listed as a DLT header`).waitFor();
