@@ -172,7 +172,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     earlyReportsDropped: new Counter({
       name: "switchboard_early_reports_dropped_total",
-      help: "Kept delivery reports (their message unknown when they came) dropped, by reason (over_limit: EARLY_REPORTS_MAX_PER_CONNECTOR; expired: no message in 48 hours; before_due: the message carrying the id was due only after the report came; whatsapp_expired: a WhatsApp status whose wamid no message took in an hour; whatsapp_over_limit: WHATSAPP_EARLY_STATUSES_MAX)",
+      help: "Kept delivery reports (their message unknown when they came) dropped, by reason (over_limit: EARLY_REPORTS_MAX_PER_CONNECTOR; expired: no message in 48 hours; before_due: the message carrying the id was due only after the report came; whatsapp_expired: a WhatsApp status whose wamid no message took in an hour; whatsapp_over_limit: WHATSAPP_EARLY_STATUSES_MAX; smpp_over_limit: an SMPP connector's 10,000 receipts kept for parts not stored yet; smpp_expired: an SMPP receipt whose part was not stored in 72 hours)",
       labelNames: ["reason"],
       registers,
     }),

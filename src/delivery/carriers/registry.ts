@@ -268,6 +268,7 @@ export class CarrierRegistry implements Routing {
         tmChains: this.tmChains,
         promotionalHeader: this.ctx.config.dlt.promotionalHeader,
         logger,
+        dropped: (reason, receipts) => this.ctx.metrics.earlyReportsDropped.inc({ reason: `smpp_${reason}` }, receipts),
       });
     }
     // Callbacks without a secret or allowed addresses are warned about by the API role, which takes them.

@@ -8,7 +8,9 @@
 //   it, must leave the message as the same receipt on time does: failed, the same error code,
 //   reason, carrier code and message, and one refund noting that reason;
 // - processes keeping receipts past a connector's most at once each count only the receipts they
-//   dropped, and none waits for another's.
+//   dropped, and none waits for another's;
+// - a receipt kept 72 hours for a part never stored is dropped by the sweep and counted
+//   (switchboard_early_reports_dropped_total{reason="smpp_expired"}).
 import type { AddressInfo } from "node:net";
 import type { Pdu, Session } from "smpp";
 import smpp from "smpp";
@@ -167,6 +169,42 @@ describeEachEngine("SMPP receipts and reports kept before their part was stored"
   }
 
   const looked = () => logs.matching(/^kept SMPP receipts looked at/).length;
+
+  it("drops a receipt kept longer than 72 hours for a part never stored, and counts it", async () => {
+    const name = 'switchboard_early_reports_dropped_total{reason="smpp_expired"}';
+    const counted = async () => {
+      const text = (await call(gateway, "GET", "/metrics")).text;
+      return Number(
+        text
+          .split("\n")
+          .find((line) => line.startsWith(`${name} `))
+          ?.split(" ")[1] ?? 0,
+      );
+    };
+    const before = await counted();
+    // As a process gone 73 hours ago left it: no part carries the id.
+    await gateway.db.store.db
+      .insertInto("early_receipts")
+      .values({
+        connector: CONNECTOR,
+        upstream_id: "never-stored",
+        status: "delivered",
+        stat: "DELIVRD",
+        err: "000",
+        done_at: null,
+        received_at: Date.now() - 73 * 3600_000,
+      })
+      .execute();
+    const gone = async () =>
+      (await gateway.db.store.db
+        .selectFrom("early_receipts")
+        .select("upstream_id")
+        .where("upstream_id", "=", "never-stored")
+        .executeTakeFirst()) === undefined;
+    await until(gone, 20_000);
+    expect(await counted()).toBe(before + 1);
+    expect(logs.matching(/^SMPP receipts kept 72 hours for a part never stored: dropped/).length).toBeGreaterThan(0);
+  }, 60_000);
 
   it("the sweep does not apply a receipt kept a moment ago to an older part its digits name in hex", async () => {
     // An older message, given the hex id 3e8, still waiting for its receipt.

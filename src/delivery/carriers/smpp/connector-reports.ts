@@ -19,6 +19,7 @@ import {
   type KeptReceipt,
   keptReceipts,
   keptReceiptsOf,
+  MAX_KEPT_PER_CONNECTOR,
   settleKept,
 } from "./early-receipts.js";
 import { reportsOfFinishedParts, unreportedMessages } from "./finished-parts.js";
@@ -45,12 +46,20 @@ const SWEEP_EXACT_MS = 60_000;
  */
 type ReceiptWrite = ReceiptToApply & { keepAt?: number; kept?: boolean };
 
+/**
+ * Counts kept receipts dropped: `over_limit` past MAX_KEPT_PER_CONNECTOR, `expired` kept
+ * KEEP_RECEIPT_MS for a part never stored (switchboard_early_reports_dropped_total's
+ * smpp_over_limit and smpp_expired).
+ */
+export type DroppedReceipts = (reason: "over_limit" | "expired", receipts: number) => void;
+
 export interface ConnectorReportsOptions {
   /** The connector's name. */
   name: string;
   store: Store;
   now: () => number;
   logger?: Logger;
+  dropped?: DroppedReceipts | undefined;
   /** The pauses before each new look-up of an unmatched receipt (default 0.25, 1, 3, 10, 30 s). */
   receiptRetryMs?: number[];
   /** Whether the connector is stopped: no receipt is looked up again, the sweep at start ends. */
@@ -97,9 +106,10 @@ export class ConnectorReports {
         return { reports: applied.reports, outcomes: index.map((i) => applied.outcomes[i]!), dropped };
       });
       if (dropped > 0) {
+        options.dropped?.("over_limit", dropped);
         options.logger?.warn(
-          { connector: this.name, receipts: dropped },
-          "kept SMPP receipts dropped, oldest first: a connector keeps at most 10,000",
+          { connector: this.name, receipts: dropped, most: MAX_KEPT_PER_CONNECTOR },
+          "kept SMPP receipts dropped, oldest first: a connector keeps at most so many",
         );
       }
       if (reports.length > 0) this.reportSink?.(reports);
@@ -205,6 +215,7 @@ export class ConnectorReports {
     const keptBefore = this.now() - KEEP_RECEIPT_MS;
     if (page.some((receipt, index) => outcomes[index] === "unknown" && receipt.receivedAt < keptBefore)) {
       const dropped = await dropOldReceipts(store.db, this.name, keptBefore);
+      if (dropped > 0) this.options.dropped?.("expired", dropped);
       this.options.logger?.warn(
         { connector: this.name, receipts: dropped },
         "SMPP receipts kept 72 hours for a part never stored: dropped",

@@ -21,7 +21,7 @@ import { type TmChainBook, tmChainValue } from "../../../domain/accounts/index.j
 import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "../../dispatch/index.js";
 import { carrierSource, withCarrierSource } from "../promotional-header.js";
-import { ConnectorReports } from "./connector-reports.js";
+import { ConnectorReports, type DroppedReceipts } from "./connector-reports.js";
 import { reportsOfParts } from "./finished-parts.js";
 import { GroupedWrites } from "./grouped-writes.js";
 import { SmppSessionPool } from "./pool.js";
@@ -60,6 +60,8 @@ export interface SmppConnectorOptions {
   /** How often the receipts kept in the database for a part not stored yet are looked at (default 5 s). */
   keptSweepMs?: number;
   logger?: Logger;
+  /** Counts kept receipts dropped (switchboard_early_reports_dropped_total), by reason. */
+  dropped?: DroppedReceipts;
   now?: () => number;
   /** The DLT telemarketer chains, sent when the session's dltTags name a tmChain tag. */
   tmChains?: Pick<TmChainBook, "chainOf">;
@@ -106,6 +108,7 @@ export class SmppConnector implements Connector {
       store,
       now: this.now,
       logger: options.logger,
+      dropped: options.dropped,
       receiptRetryMs: options.receiptRetryMs,
       keptSweepMs: options.keptSweepMs,
       isStopped: () => this.stopped,
