@@ -11,7 +11,7 @@ import {
   expectNoHorizontalScroll,
   newPage,
   noneLoading,
-  signInAs,
+  openSignedIn,
   useBrowser,
   visit,
 } from "../../helpers/browser.js";
@@ -56,7 +56,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("uploads a 10,000-line CSV with its progress and runs it as a bulk job to completion", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, alice.username, alice.password);
+    await openSignedIn(page, alice.username, alice.password);
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Bulk" }).click();
     await page.getByRole("heading", { name: "Bulk" }).waitFor();
     await page.getByText("Or upload a CSV file as a new group").click();
@@ -106,7 +106,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("imports contacts into a new group and lists the lines it refused", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, alice.username, alice.password, "/contacts");
+    await openSignedIn(page, alice.username, alice.password, "/contacts");
     await page.getByLabel("Group name").fill("Retail customers");
     await page.getByRole("button", { name: "Create group" }).click();
     // The heading names the group, not its number (console audit 7).
@@ -134,7 +134,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("says when a scheduled job goes: in its confirmation, a past time as now", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
-    await signInAs(page, alice.username, alice.password, `/bulk?group=${aliceGroup}`);
+    await openSignedIn(page, alice.username, alice.password, `/bulk?group=${aliceGroup}`);
     await page.getByLabel("Message", { exact: true }).fill("The sale starts at nine");
     await page.getByLabel("Send at (optional)").fill("2099-01-01T09:00");
     await page.getByRole("button", { name: "Start bulk job…" }).click();
@@ -153,7 +153,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("shows a scheduled job's time, then cancels it: cancelled and refunded, on its page and in the list", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
-    await signInAs(page, alice.username, alice.password, `/bulk/${aliceJob}`);
+    await openSignedIn(page, alice.username, alice.password, `/bulk/${aliceJob}`);
     await page.getByTestId("job-not-queued").waitFor();
     expect(await page.getByTestId("job-not-queued").textContent()).toContain("3");
     expect(await page.getByTestId("job-status").textContent()).toBe("scheduled");
@@ -182,7 +182,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("asks for registrations, registers a template and a keyword, and transfers credits", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, alice.username, alice.password, "/registrations");
+    await openSignedIn(page, alice.username, alice.password, "/registrations");
     const senders = page.getByTestId("registrations-sender-ids");
     await senders.getByLabel("New sender ID").fill("ALERTS");
     await senders.getByRole("button", { name: "Ask for approval" }).click();
@@ -243,7 +243,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("answers another account's job and group with not found", async () => {
     const { page, context } = await newPage(browser(), gateway().url);
-    await signInAs(page, bob.username, bob.password);
+    await openSignedIn(page, bob.username, bob.password);
     for (const [path, words] of [
       [`/bulk/${aliceJob}`, `No bulk job "${aliceJob}" in this account.`],
       [`/contacts/${aliceGroup}`, "not_found"],
@@ -259,7 +259,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("works at 360 px wide", async () => {
     const { page, context } = await newPage(browser(), gateway().url, { width: 360, height: 740 });
-    await signInAs(page, alice.username, alice.password);
+    await openSignedIn(page, alice.username, alice.password);
     for (const path of [
       "/bulk",
       `/bulk/${aliceJob}`,
