@@ -11,8 +11,8 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
+  openSignedIn,
   PHONE,
-  signInAs,
   useConsole,
 } from "../../helpers/browser.js";
 import { buildAccount } from "../../helpers/gateway.js";
@@ -39,7 +39,7 @@ describeInBrowser("console in the browser: SMPP binds", () => {
       [PHONE, 390],
     ] as const) {
       const { page, context, problems } = await newPage(browser(), t.url, viewport);
-      await signInAs(page, acme.username, acme.password, "/settings/smpp");
+      await openSignedIn(page, acme.username, acme.password, "/settings/smpp");
       await page.getByRole("heading", { name: "SMPP", level: 1 }).waitFor();
       const rows = page.getByTestId("bind");
       await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(2);
@@ -67,7 +67,7 @@ describeInBrowser("console in the browser: SMPP binds", () => {
     const t = gateway();
     const plain = await buildAccount(t);
     const { page, context, problems } = await newPage(browser(), t.url, PHONE);
-    await signInAs(page, plain.username, plain.password, "/settings/smpp");
+    await openSignedIn(page, plain.username, plain.password, "/settings/smpp");
     await page.getByTestId("smpp-off").waitFor();
     expect(await page.getByTestId("no-binds").textContent()).toMatch(/^No SMPP client is bound now/);
     await expectNoHorizontalScroll(page, "the SMPP page without access at 390 px");
@@ -89,7 +89,7 @@ describeInBrowser("console in the browser: SMPP binds", () => {
       [PHONE, 390],
     ] as const) {
       const { page, context, problems } = await newPage(browser(), t.url, viewport);
-      await signInAs(page, top.username, top.password, "/subaccounts");
+      await openSignedIn(page, top.username, top.password, "/subaccounts");
       const own = page.getByTestId(`activity-${mid.username}`);
       expect(await own.getByRole("link", { name: `SMPP binds of ${mid.username}` }).getAttribute("href")).toBe(
         `/settings/smpp?subaccount=${mid.username}`,
@@ -170,7 +170,7 @@ describeInBrowser("console in the browser: SMPP binds", () => {
       [PHONE, 390],
     ] as const) {
       const { page, context, problems } = await newPage(browser(), t.url, viewport);
-      await signInAs(page, operator().username, operator().password, `/operator/accounts/${london.username}`);
+      await openSignedIn(page, operator().username, operator().password, `/operator/accounts/${london.username}`);
       const section = page.getByRole("region", { name: "SMPP binds" });
       await section.getByTestId("bind").waitFor({ timeout: 20_000 });
       const row = await section.getByTestId("bind").textContent();
