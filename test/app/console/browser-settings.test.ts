@@ -9,7 +9,7 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
-  signInAs,
+  openSignedIn,
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
@@ -26,7 +26,7 @@ describeInBrowser("console in the browser: keys and webhooks", () => {
 
   it("creates an API key shown once, which works, and revokes it", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, account.username, account.password);
+    await openSignedIn(page, account.username, account.password);
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API keys" }).click();
     await page.getByRole("heading", { name: "API keys" }).waitFor();
     await page.getByLabel("Name of the new key").fill("console test");
@@ -52,7 +52,7 @@ describeInBrowser("console in the browser: keys and webhooks", () => {
 
   it("creates a key limited to scopes and addresses at phone width, lists them, and the key is held to them", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
-    await signInAs(page, account.username, account.password, "/settings/keys");
+    await openSignedIn(page, account.username, account.password, "/settings/keys");
     await page.getByRole("heading", { name: "API keys" }).waitFor();
     await page.getByLabel("Name of the new key").fill("reports only");
     await page.getByLabel(/^Send:/).uncheck();
@@ -92,7 +92,7 @@ describeInBrowser("console in the browser: keys and webhooks", () => {
   it("sets a webhook URL, sends a test event and replays it from the delivery log", async () => {
     const hooks = await receiver();
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, account.username, account.password, "/settings/webhooks");
+    await openSignedIn(page, account.username, account.password, "/settings/webhooks");
     await page.getByRole("heading", { name: "Webhooks" }).waitFor();
     await page.getByLabel("Delivery report URL").fill(hooks.url);
     await page.getByRole("button", { name: "Save URLs" }).click();
