@@ -7,8 +7,8 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
+  openSignedIn,
   PHONE,
-  signInAs,
   useConsole,
 } from "../../helpers/browser.js";
 import { buildAccount } from "../../helpers/gateway.js";
@@ -55,7 +55,7 @@ describeInBrowser("console in the browser: a message page's time zone", () => {
       [PHONE, 390],
     ] as const) {
       const own = await newPage(browser(), t.url, viewport);
-      await signInAs(own.page, london.username, london.password, `/messages/${id}`);
+      await openSignedIn(own.page, london.username, london.password, `/messages/${id}`);
       const ownNote = own.page.getByTestId("times-zone");
       await ownNote.waitFor();
       expect(await ownNote.textContent()).toBe("Times in Europe/London (GMT). ");
@@ -66,7 +66,7 @@ describeInBrowser("console in the browser: a message page's time zone", () => {
       await own.context.close();
 
       const desk = await newPage(browser(), t.url, viewport);
-      await signInAs(desk.page, operator().username, operator().password, `/operator/messages/${id}`);
+      await openSignedIn(desk.page, operator().username, operator().password, `/operator/messages/${id}`);
       const note = desk.page.getByTestId("times-zone");
       await expect.poll(() => note.textContent(), { timeout: 20_000 }).toContain("the account's zone");
       expect(await note.textContent()).toBe(
@@ -99,7 +99,7 @@ describeInBrowser("console in the browser: a message page's time zone", () => {
       .where("id", "=", london.id)
       .execute();
     const { page, context, problems } = await newPage(browser(), t.url, PHONE);
-    await signInAs(page, operator().username, operator().password, `/operator/accounts/${london.username}`);
+    await openSignedIn(page, operator().username, operator().password, `/operator/accounts/${london.username}`);
     const created = page.locator("main p", { hasText: ", created " });
     await expect.poll(() => created.textContent(), { timeout: 20_000 }).toContain("created 30 Nov 2026, 23:47:35");
     const note = page.getByTestId("times-zone");
