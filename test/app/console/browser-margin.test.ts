@@ -14,7 +14,7 @@ import {
   expectNoHorizontalScroll,
   newPage,
   noneLoading,
-  signInAs,
+  openSignedIn,
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
@@ -96,7 +96,7 @@ describeInBrowser("console in the browser: margin and routes", () => {
       { width: 390, height: 844 },
     ]) {
       const { page, context, problems } = await newPage(browser(), t.url, viewport);
-      await signInAs(page, operator.username, operator.password, "/operator/margin");
+      await openSignedIn(page, operator.username, operator.password, "/operator/margin");
       await page.getByRole("heading", { name: "Margin", exact: true }).waitFor();
       await page.getByTestId("margin-table").waitFor();
       await page.getByTestId("route-scores").waitFor();
@@ -156,7 +156,7 @@ describeInBrowser("console in the browser: margin and routes", () => {
       { width: 390, height: 844 },
     ]) {
       const { page, context, problems } = await newPage(browser(), t.url, viewport);
-      await signInAs(page, operator.username, operator.password, "/operator/carriers");
+      await openSignedIn(page, operator.username, operator.password, "/operator/carriers");
       await page.getByTestId("routes").waitFor();
       await page.getByTestId("routes").getByText("(share ").waitFor();
       await noneLoading(page);
@@ -204,7 +204,7 @@ describeInBrowser("console in the browser: margin and routes", () => {
       ["spare", 0, "disabled"],
     ]);
     const { page, context, problems } = await newPage(browser(), t.url, { width: 390, height: 844 });
-    await signInAs(page, operator.username, operator.password, "/operator/carriers");
+    await openSignedIn(page, operator.username, operator.password, "/operator/carriers");
     await page.getByTestId("routes").getByText("(share ").waitFor();
     await noneLoading(page);
     const routeT = async () =>
