@@ -9,6 +9,7 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
+  openSignedIn,
   sendersListed,
   signInAs,
   useBrowser,
@@ -48,6 +49,7 @@ describeInBrowser("console in the browser: operator", () => {
 
   it("searches and onboards accounts, tops one up, changes its limits and blocks and activates it", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
+    // Through the form: an operator signed in at the overview is taken to the accounts.
     await signInAs(page, operator.username, operator.password);
     await page.getByRole("heading", { name: "Accounts" }).waitFor();
     await expect.poll(() => page.getByTestId("accounts").locator("tbody tr").count()).toBeGreaterThanOrEqual(2);
@@ -98,7 +100,7 @@ describeInBrowser("console in the browser: operator", () => {
 
   it("approves a template from the queue, and the account then sends with it", async () => {
     const customer = await newPage(browser(), gateway().url);
-    await signInAs(customer.page, shop.username, shop.password, "/templates");
+    await openSignedIn(customer.page, shop.username, shop.password, "/templates");
     await customer.page.getByLabel("Template name").fill("otp");
     await customer.page.getByLabel("Content").fill("Your OTP is {#var#}. Do not share it.");
     await customer.page.getByLabel("DLT template ID").fill("1107160000000000042");
@@ -116,7 +118,7 @@ describeInBrowser("console in the browser: operator", () => {
     await expect.poll(() => refusal.locator(".error-code").textContent()).toBe("dlt_template_mismatch");
 
     const op = await newPage(browser(), gateway().url);
-    await signInAs(op.page, operator.username, operator.password);
+    await openSignedIn(op.page, operator.username, operator.password);
     await op.page.getByRole("navigation", { name: "Operator" }).getByRole("link", { name: "Approvals" }).click();
     await op.page.getByRole("heading", { name: "Approvals" }).waitFor();
     await op.page.getByLabel("Show").selectOption("template");
@@ -147,7 +149,7 @@ describeInBrowser("console in the browser: operator", () => {
 
   it("shows carriers with their health and disables and enables one; the system view refreshes itself", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, operator.username, operator.password, "/operator/carriers");
+    await openSignedIn(page, operator.username, operator.password, "/operator/carriers");
     const row = page.getByTestId("carrier-aggregator-one");
     await row.waitFor();
     expect(await row.textContent()).toContain("enabled");
@@ -176,7 +178,7 @@ describeInBrowser("console in the browser: operator", () => {
 
   it("works at 360 px wide", async () => {
     const { page, context } = await newPage(browser(), gateway().url, { width: 360, height: 740 });
-    await signInAs(page, operator.username, operator.password);
+    await openSignedIn(page, operator.username, operator.password);
     for (const path of [
       "/operator/accounts",
       `/operator/accounts/${shop.username}`,
@@ -192,7 +194,7 @@ describeInBrowser("console in the browser: operator", () => {
 
   it("keeps a customer out of the operator pages and API", async () => {
     const { page, context } = await newPage(browser(), gateway().url);
-    await signInAs(page, shop.username, shop.password);
+    await openSignedIn(page, shop.username, shop.password);
     expect(await page.getByRole("navigation", { name: "Operator" }).count()).toBe(0);
     await page.goto("/operator/approvals");
     await page.getByRole("heading", { name: "Not found" }).waitFor();
