@@ -99,7 +99,9 @@ const MAX_WAITING = 10_000;
 
 export class CallStatusIngester {
   private waiting: { update: CallStatusUpdate; firstSeen: number }[] = [];
+  /** Tries the held statuses again every RETRY_EVERY_MS, armed only while some are held: an idle gateway sleeps. */
   private timer: NodeJS.Timeout | undefined;
+  private started = false;
   private retrying: Promise<void> | undefined;
 
   constructor(
@@ -108,19 +110,32 @@ export class CallStatusIngester {
   ) {}
 
   start(): void {
+    this.started = true;
+    this.armRetry();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    this.disarmRetry();
+    await this.retrying;
+  }
+
+  private armRetry(): void {
+    if (!this.started || this.timer || this.waiting.length === 0) return;
     this.timer = setInterval(() => {
       if (!this.retrying && this.waiting.length > 0) {
         this.retrying = this.retry().finally(() => {
           this.retrying = undefined;
+          if (this.waiting.length === 0) this.disarmRetry();
         });
       }
     }, RETRY_EVERY_MS);
     this.timer.unref();
   }
 
-  async stop(): Promise<void> {
+  private disarmRetry(): void {
     clearInterval(this.timer);
-    await this.retrying;
+    this.timer = undefined;
   }
 
   /** Resolves once the statuses are stored, or held for a retry when their call is not known yet. */
@@ -128,6 +143,7 @@ export class CallStatusIngester {
     const unmatched = await this.store(updates);
     const now = Date.now();
     for (const update of unmatched) this.waiting.push({ update, firstSeen: now });
+    this.armRetry();
     if (this.waiting.length > MAX_WAITING) {
       const dropped = this.waiting.splice(0, this.waiting.length - MAX_WAITING);
       this.deps.logger.warn(
