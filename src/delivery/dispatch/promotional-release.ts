@@ -45,9 +45,12 @@ export function promotionalRelease(db: Db, rules: ReleaseRules): PromotionalRele
       const own = (await getAccount(db, accountId))?.promo_hours;
       // As at acceptance: the account's own window inside the operator's (a wider one stored before).
       const window = accountPromoWindow(own ? parseDailyWindow(own) : undefined, rules.hours);
+      // Closed now, and already a minute ago: a window that opened within the minute is open (its
+      // messages go at once, not scheduled again for the opening that has just passed).
       const graced = now - RELEASE_GRACE_MS;
-      const closed = releaseAt(window, rules.timeZone, graced) > graced;
-      closedUntil.set(accountId, closed ? releaseAt(window, rules.timeZone, now) : undefined);
+      const opening = releaseAt(window, rules.timeZone, now);
+      const closed = opening > now && releaseAt(window, rules.timeZone, graced) > graced;
+      closedUntil.set(accountId, closed ? opening : undefined);
     }
     const withheld = new Set<string>();
     const scheduledAgain: ReleasedBatch["scheduledAgain"] = [];

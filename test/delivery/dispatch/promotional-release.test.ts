@@ -157,4 +157,40 @@ describe("the release check", () => {
     const check = promotionalRelease(noDb, { hours: window, timeZone: IST });
     expect(await check(rows, now)).toEqual({ send: rows, refused: [], scheduledAgain: [] });
   });
+
+  /** A database whose account has no hours of its own and whose DND registry is empty. */
+  const emptyDb = (): never => {
+    const query: Record<string, unknown> = new Proxy(
+      {},
+      {
+        get: (_, name) => {
+          if (name === "executeTakeFirst") return async () => ({ id: 1, promo_hours: null });
+          if (name === "execute") return async () => [];
+          if (name === "then") return undefined;
+          return () => query;
+        },
+      },
+    );
+    return query as never;
+  };
+
+  it("sends a held message taken as the hours open, and schedules one again only when closed for a minute", async () => {
+    const check = promotionalRelease(emptyDb(), { hours: window, timeZone: IST });
+    const held = row("held", at("2026-11-22T22:30:00"));
+    // Seconds after the opening: open, sent at once (it used to wait for the minute past 09:00).
+    for (const taken of ["2026-11-23T09:00:00", "2026-11-23T09:00:10", "2026-11-23T09:00:59"]) {
+      expect(await check([held], at(taken)), taken).toEqual({ send: [held], refused: [], scheduledAgain: [] });
+    }
+    // Within a minute of the close: still sent (the grace); past it, scheduled for the next opening.
+    expect((await check([held], at("2026-11-23T21:00:30"))).send).toEqual([held]);
+    expect(await check([held], at("2026-11-23T21:01:01"))).toEqual({
+      send: [],
+      refused: [],
+      scheduledAgain: [{ id: "held", dueAt: at("2026-11-24T09:00:00") }],
+    });
+    // Before the opening, long closed: scheduled for it.
+    expect((await check([held], at("2026-11-23T08:59:30"))).scheduledAgain).toEqual([
+      { id: "held", dueAt: at("2026-11-23T09:00:00") },
+    ]);
+  });
 });
