@@ -17,6 +17,13 @@ afterEach(() => {
 const row = (n: number) =>
   ({ id: `q01SIMTIMER${String(n).padStart(15, "0")}`, recipient: `98765${11_000 + n}`, attempts: 1 }) as MessageRow;
 
+/**
+ * Whether the simulator's own release timer is armed. Not vi.getTimerCount(): the suite's workers
+ * run files one after another in one process (isolate: false), where another file's late timers
+ * would be counted too.
+ */
+const armed = (sms: SimulatorConnector) => (sms as unknown as { timer?: NodeJS.Timeout }).timer !== undefined;
+
 function simulator() {
   const reports: DeliveryReport[] = [];
   const sms = new SimulatorConnector({ seed: 7, latencyMs: 100, failureRate: 0 });
@@ -27,27 +34,27 @@ function simulator() {
 it("arms its timer while reports are pending, releases them, and sleeps once none are left", async () => {
   const { sms, reports } = simulator();
   await sms.start();
-  expect(vi.getTimerCount()).toBe(0);
+  expect(armed(sms)).toBe(false);
 
   const [first] = await sms.submit([row(1)]);
-  expect(vi.getTimerCount()).toBe(1);
+  expect(armed(sms)).toBe(true);
   // Reports come 0.5 to 1.5 × the latency after the submit.
   await vi.advanceTimersByTimeAsync(160);
   expect(reports.map((r) => r.upstreamId)).toEqual([first?.ok && first.upstreamId]);
-  expect(vi.getTimerCount()).toBe(0);
+  expect(armed(sms)).toBe(false);
 
   // The next submit arms it again.
   const [second] = await sms.submit([row(2)]);
-  expect(vi.getTimerCount()).toBe(1);
+  expect(armed(sms)).toBe(true);
   await vi.advanceTimersByTimeAsync(160);
   expect(reports.map((r) => r.upstreamId)).toEqual([first?.ok && first.upstreamId, second?.ok && second.upstreamId]);
-  expect(vi.getTimerCount()).toBe(0);
+  expect(armed(sms)).toBe(false);
 
   // A lost report sent again.
   sms.resend([{ id: row(3).id, recipient: row(3).recipient, upstream_id: "SIMRESENT" }]);
   await vi.advanceTimersByTimeAsync(10);
   expect(reports.at(-1)?.upstreamId).toBe("SIMRESENT");
-  expect(vi.getTimerCount()).toBe(0);
+  expect(armed(sms)).toBe(false);
   await sms.stop();
 });
 
@@ -56,12 +63,12 @@ it("keeps no timer once stopped, and reports what was pending when started again
   await sms.start();
   await sms.submit([row(4)]);
   await sms.stop();
-  expect(vi.getTimerCount()).toBe(0);
+  expect(armed(sms)).toBe(false);
   await vi.advanceTimersByTimeAsync(160);
   expect(reports).toEqual([]);
 
   await sms.start();
-  expect(vi.getTimerCount()).toBe(1);
+  expect(armed(sms)).toBe(true);
   await vi.advanceTimersByTimeAsync(10);
   expect(reports).toHaveLength(1);
   await sms.stop();
