@@ -85,6 +85,8 @@ export async function ancestorsOf(db: Db, parentId: number | null) {
 export interface TreePlace {
   levels: number;
   via: string[];
+  /** The account's own username, read with its place when it is below the reader (levels > 0). */
+  username?: string;
 }
 
 /** Where `accountId` is below `readerId`, from one walk up its parents; undefined when it is not in its tree. */
@@ -97,6 +99,7 @@ export async function placeBelow(db: Db, readerId: number, accountId: number): P
   if (above < 0) return undefined;
   return {
     levels: above + 1,
+    username: account.username,
     via: parents
       .slice(0, above)
       .map((row) => row.username)

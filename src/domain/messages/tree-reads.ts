@@ -5,7 +5,7 @@
 // `?subaccount=` is accounts/' readableAccount, the same rule.
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { placeBelow, type TreePlace, usernamesOf } from "../accounts/index.js";
+import { placeBelow, type TreePlace } from "../accounts/index.js";
 
 /**
  * A message of the reader's tree by its queue id (as stored), with its account's place below the
@@ -22,5 +22,5 @@ export async function treeMessage(
   const place = await placeBelow(db, readerId, row.account_id);
   if (place === undefined) return undefined;
   if (place.levels === 0) return { row, place };
-  return { row, place, subaccount: (await usernamesOf(db, [row.account_id])).get(row.account_id) ?? "" };
+  return { row, place, subaccount: place.username ?? "" };
 }
