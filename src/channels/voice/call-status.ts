@@ -5,6 +5,7 @@
 // A status can overtake the record of its own submit (the provider calls back before the
 // dispatcher commits), so one that matches no call is retried for a minute, then logged.
 
+import { OnDemandInterval } from "../../base/core/on-demand-interval.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db, Store } from "../../base/store/store.js";
 import {
@@ -99,10 +100,20 @@ const MAX_WAITING = 10_000;
 
 export class CallStatusIngester {
   private waiting: { update: CallStatusUpdate; firstSeen: number }[] = [];
-  /** Tries the held statuses again every RETRY_EVERY_MS, armed only while some are held: an idle gateway sleeps. */
-  private timer: NodeJS.Timeout | undefined;
-  private started = false;
   private retrying: Promise<void> | undefined;
+  /** Tries the held statuses again every RETRY_EVERY_MS, only while some are held or a try is on. */
+  private readonly retries = new OnDemandInterval(
+    RETRY_EVERY_MS,
+    () => {
+      if (!this.retrying && this.waiting.length > 0) {
+        this.retrying = this.retry().finally(() => {
+          this.retrying = undefined;
+          this.retries.disarmIfIdle();
+        });
+      }
+    },
+    () => this.waiting.length > 0 || this.retrying !== undefined,
+  );
 
   constructor(
     private readonly deps: Deps,
@@ -110,32 +121,12 @@ export class CallStatusIngester {
   ) {}
 
   start(): void {
-    this.started = true;
-    this.armRetry();
+    this.retries.start();
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    this.disarmRetry();
+    this.retries.stop();
     await this.retrying;
-  }
-
-  private armRetry(): void {
-    if (!this.started || this.timer || this.waiting.length === 0) return;
-    this.timer = setInterval(() => {
-      if (!this.retrying && this.waiting.length > 0) {
-        this.retrying = this.retry().finally(() => {
-          this.retrying = undefined;
-          if (this.waiting.length === 0) this.disarmRetry();
-        });
-      }
-    }, RETRY_EVERY_MS);
-    this.timer.unref();
-  }
-
-  private disarmRetry(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
   }
 
   /** Resolves once the statuses are stored, or held for a retry when their call is not known yet. */
@@ -143,7 +134,7 @@ export class CallStatusIngester {
     const unmatched = await this.store(updates);
     const now = Date.now();
     for (const update of unmatched) this.waiting.push({ update, firstSeen: now });
-    this.armRetry();
+    this.retries.arm();
     if (this.waiting.length > MAX_WAITING) {
       const dropped = this.waiting.splice(0, this.waiting.length - MAX_WAITING);
       this.deps.logger.warn(

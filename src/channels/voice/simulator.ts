@@ -8,6 +8,7 @@
 //   0004 → busy              0006 → rings, not answered (no-answer)
 // Calls a crashed process was walking are walked again from the start of their outcome.
 import type { Logger } from "pino";
+import { OnDemandInterval } from "../../base/core/on-demand-interval.js";
 import { hash32, unit } from "../../base/core/seeded.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
@@ -37,9 +38,12 @@ export class VoiceSimulatorConnector implements Connector {
   readonly name = VOICE_SIMULATOR_CONNECTOR;
   readonly channel = "voice";
   private steps: Step[] = [];
-  /** Looks for due steps every 10 ms, armed only while some are planned: an idle gateway sleeps. */
-  private timer: NodeJS.Timeout | undefined;
-  private started = false;
+  /** Looks for due steps every 10 ms, only while some are planned: an idle gateway sleeps. */
+  private readonly releases = new OnDemandInterval(
+    10,
+    () => this.release(),
+    () => this.steps.length > 0,
+  );
   private lostTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -54,15 +58,13 @@ export class VoiceSimulatorConnector implements Connector {
 
   async start(): Promise<void> {
     this.ingester.start();
-    this.started = true;
-    this.armRelease();
+    this.releases.start();
     this.lostTimer = setInterval(() => void this.walkLostCalls(), this.options.lostCheckMs ?? LOST_CHECK_MS);
     this.lostTimer.unref();
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    this.disarmRelease();
+    this.releases.stop();
     clearInterval(this.lostTimer);
     await this.ingester.stop();
   }
@@ -136,18 +138,7 @@ export class VoiceSimulatorConnector implements Connector {
 
   private add(steps: Step[]): void {
     this.steps.push(...steps);
-    this.armRelease();
-  }
-
-  private armRelease(): void {
-    if (!this.started || this.timer || this.steps.length === 0) return;
-    this.timer = setInterval(() => this.release(), 10);
-    this.timer.unref();
-  }
-
-  private disarmRelease(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.releases.arm();
   }
 
   private release(): void {
@@ -161,7 +152,6 @@ export class VoiceSimulatorConnector implements Connector {
     }
     if (due.length === 0) return;
     this.steps = later;
-    if (later.length === 0) this.disarmRelease();
     this.ingester.apply(due.map((item) => item.update)).catch((error: unknown) => {
       // A failed transaction (a busy database) must not lose the call's progress: try again shortly.
       this.deps.logger.warn({ err: error }, "storing simulated call statuses failed; retrying");

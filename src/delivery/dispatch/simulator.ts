@@ -8,6 +8,7 @@
 //   ...0006 → accepted, and its delivery report never comes (it expires, dispatch/expiry.ts)
 // generateInbound() makes any handset send an inbound message to a virtual number.
 import fs from "node:fs";
+import { OnDemandInterval } from "../../base/core/on-demand-interval.js";
 import { hash32, unit } from "../../base/core/seeded.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { DeliveryReport } from "../../domain/messages/index.js";
@@ -36,9 +37,12 @@ export class SimulatorConnector implements Connector {
   private inboundSink: ((messages: InboundSms[]) => Promise<void>) | undefined;
   private inboundCount = 0;
   private pending: PendingReport[] = [];
-  /** Looks for due reports every 10 ms, armed only while some are pending: an idle gateway sleeps. */
-  private timer: NodeJS.Timeout | undefined;
-  private started = false;
+  /** Looks for due reports every 10 ms, only while some are pending: an idle gateway sleeps. */
+  private readonly releases = new OnDemandInterval(
+    10,
+    () => this.release(),
+    () => this.pending.length > 0,
+  );
   private readonly now: () => number;
 
   constructor(private readonly options: SimulatorOptions) {
@@ -75,13 +79,11 @@ export class SimulatorConnector implements Connector {
   }
 
   async start(): Promise<void> {
-    this.started = true;
-    this.armRelease();
+    this.releases.start();
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    this.disarmRelease();
+    this.releases.stop();
   }
 
   async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
@@ -121,7 +123,7 @@ export class SimulatorConnector implements Connector {
       const report = message.upstream_id ? this.outcome(message, message.upstream_id, now) : null;
       if (report) this.pending.push({ dueAt: now, report });
     }
-    this.armRelease();
+    this.releases.arm();
   }
 
   /** The longest a report can take, so lost ones can be told from late ones. */
@@ -134,7 +136,7 @@ export class SimulatorConnector implements Connector {
     const dueAt = now + Math.round(this.options.latencyMs * jitter);
     const report = this.outcome(message, upstreamId, dueAt);
     if (report) this.pending.push({ dueAt, report, answer: this.answerOf(message, report) });
-    this.armRelease();
+    this.releases.arm();
   }
 
   /** Recipient 0005 answers STOP to a numeric sender once the message reached it. */
@@ -186,20 +188,8 @@ export class SimulatorConnector implements Connector {
     }
     if (due.length === 0) return;
     this.pending = later;
-    if (later.length === 0) this.disarmRelease();
     this.sink(due);
     // The sink logs what it could not store; a simulated handset does not send again.
     if (answers.length > 0) this.inboundSink?.(answers).catch(() => undefined);
-  }
-
-  private armRelease(): void {
-    if (!this.started || this.timer || this.pending.length === 0) return;
-    this.timer = setInterval(() => this.release(), 10);
-    this.timer.unref();
-  }
-
-  private disarmRelease(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
   }
 }

@@ -2,6 +2,7 @@
 // real pipeline, the outcome mix a seed replays, and calls a crashed process was walking.
 import { expect, it, vi } from "vitest";
 import { createLogger } from "../../../src/app/gateway.js";
+import type { OnDemandInterval } from "../../../src/base/core/on-demand-interval.js";
 import type { MessageRow } from "../../../src/base/store/schema.js";
 import type { Store } from "../../../src/base/store/store.js";
 import type { CallStatusUpdate } from "../../../src/channels/voice/call-status.js";
@@ -219,7 +220,7 @@ it("arms its release timer only while a call has steps to come, and again for st
     );
     // Its own release timer, not a count of every timer: the suite's workers run files one after
     // another in one process (isolate: false), where another file's late timers would count too.
-    const armed = () => (voice as unknown as { timer?: NodeJS.Timeout }).timer !== undefined;
+    const armed = () => (voice as unknown as { releases: OnDemandInterval }).releases.armed;
     await voice.start();
     // The lost-call check's timer only.
     expect(armed()).toBe(false);

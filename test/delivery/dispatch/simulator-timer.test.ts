@@ -3,6 +3,7 @@
 // too, and a stopped simulator keeps no timer. Node's timers and clock are faked, so time moves
 // only when the test moves it.
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import type { OnDemandInterval } from "../../../src/base/core/on-demand-interval.js";
 import type { MessageRow } from "../../../src/base/store/schema.js";
 import { SimulatorConnector } from "../../../src/delivery/dispatch/simulator.js";
 import type { DeliveryReport } from "../../../src/domain/messages/index.js";
@@ -22,7 +23,7 @@ const row = (n: number) =>
  * run files one after another in one process (isolate: false), where another file's late timers
  * would be counted too.
  */
-const armed = (sms: SimulatorConnector) => (sms as unknown as { timer?: NodeJS.Timeout }).timer !== undefined;
+const armed = (sms: SimulatorConnector) => (sms as unknown as { releases: OnDemandInterval }).releases.armed;
 
 function simulator() {
   const reports: DeliveryReport[] = [];
